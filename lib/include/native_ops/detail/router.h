@@ -1,0 +1,123 @@
+#pragma once
+// The router behind every routed (op, key): the node list it walks, the original kernel
+// it falls through to, and the typed hot path. Internal: use registry.h and typed.h.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <ATen/core/boxing/KernelFunction.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+
+#include "native_ops/boxed.h"
+#include "native_ops/detail/thread_routing.h"
+#include "native_ops/log.h"
+
+namespace native_ops::detail {
+
+/// The cond and impl of one node, in the calling convention of its graph.
+struct Callables {
+  virtual ~Callables() = default;
+};
+
+template <class Sig>
+struct TypedCallables;
+
+template <class Ret, class... Args>
+struct TypedCallables<Ret(Args...)> final : Callables {
+  std::function<bool(Args...)> cond;  // empty for an unconditional node
+  std::function<Ret(Args...)> impl;
+};
+
+/// The cond and impl of a node of a boxed graph.
+struct BoxedCallables final : Callables {
+  BoxedCond cond;  // empty for an unconditional node
+  BoxedImpl impl;
+};
+
+/// One registered override. Identity and callables never change after registration;
+/// the state fields are written under the registry's lock only.
+struct Node {
+  std::string id;
+  std::string dsl;
+  uint32_t slot = 0;  // counter slot in its router
+  bool unconditional = false;
+  std::unique_ptr<Callables> callables;
+
+  mutable std::atomic<uint64_t> cond_errors{0};
+  mutable std::atomic<bool> cond_error_logged{false};
+
+  std::string disabled_by;         // non-empty: switched off by this filter
+  std::string unavailable_reason;  // non-empty: can never run in this process
+};
+
+/// An immutable, published list of the nodes a router walks, in order.
+struct RouteList {
+  std::vector<const Node*> nodes;
+};
+
+/// The state of one router. Created once per (op, key) graph and never freed, so a call
+/// that is still running while a graph changes never sees freed memory.
+struct RouterState {
+  c10::OperatorHandle op;
+  c10::DispatchKey key;
+  uint32_t index;
+  std::string name;             // "aten::bmm @ CPU", for logs and errors
+  c10::KernelFunction original;  // what the router replaced, captured at install
+  std::atomic<const RouteList*> routes{nullptr};
+};
+
+/// Records a throwing cond (counted, warned once per node); returns false ("no match").
+bool cond_failed(const Node& node) noexcept;
+/// Rethrows the exception in flight with the node id and dsl attached.
+[[noreturn]] void rethrow_impl_error(const Node& node);
+void log_decision(const RouterState& router, const Node* node);
+
+/// The typed hot path: first active node whose cond accepts runs; else the original.
+template <class Ret, class... Args>
+Ret typed_route(const RouterState& router, c10::DispatchKeySet keys, Args... args) {
+  ThreadRouting& t = tls_routing;
+  const uint32_t index = router.index;
+  if (!t.is_active(index)) {
+    const RouteList* list = router.routes.load(std::memory_order_acquire);
+    for (const Node* node : list->nodes) {
+      const auto& fns = static_cast<const TypedCallables<Ret(Args...)>&>(*node->callables);
+      if (fns.cond) {
+        bool accepted;
+        try {
+          accepted = fns.cond(args...);
+        } catch (...) {
+          accepted = cond_failed(*node);
+        }
+        if (!accepted) {
+          continue;
+        }
+      }
+      count(t, index, node->slot);
+      if (log::debug_enabled()) {
+        log_decision(router, node);
+      }
+      ActiveRouteScope scope(t, router, index, keys);
+      try {
+        return fns.impl(args...);
+      } catch (...) {
+        rethrow_impl_error(*node);
+      }
+    }
+    count(t, index, kFallthroughSlot);
+    if (log::debug_enabled()) {
+      log_decision(router, nullptr);
+    }
+  }
+  return router.original.template call<Ret, Args...>(router.op, keys, std::forward<Args>(args)...);
+}
+
+/// The innermost override impl running on this thread for `op`; throws native_ops::Error
+/// when none is (call_original used outside an impl).
+const ActiveRoute& active_route_for(const c10::OperatorHandle& op);
+
+}  // namespace native_ops::detail

@@ -1,0 +1,43 @@
+#pragma once
+// DSLs: the languages override kernels are written in (host C++, CUDA C++, Triton).
+//
+// Each DSL is one class implementing Dsl, in one header under native_ops/dsls/ and one
+// source under lib/src/dsls/, plus one line in the table of lib/src/dsl_registry.cpp.
+// Availability and version checks must never load the DSL's runtime and never
+// initialise CUDA: they read files and library metadata only.
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "native_ops/registry.h"
+
+namespace native_ops {
+
+class Dsl {
+ public:
+  virtual ~Dsl() = default;
+  /// The name overrides are registered under ("cpp", "cuda", "triton").
+  virtual std::string_view name() const = 0;
+  /// True when kernels of this DSL can run in this process.
+  virtual bool runtime_available() const = 0;
+  /// The runtime's version ("" when unavailable).
+  virtual std::string runtime_version() const = 0;
+  /// Why the runtime is unavailable and how to fix that ("" when available).
+  virtual std::string unavailable_reason() const = 0;
+};
+
+/// Adds a DSL (e.g. from a plugin). Throws native_ops::Error if the name is taken.
+void register_dsl(std::unique_ptr<Dsl> dsl);
+/// The DSL named `name`, or nullptr.
+const Dsl* find_dsl(std::string_view name);
+/// Every DSL, built-ins first.
+std::vector<const Dsl*> dsls();
+
+/// Switches off every override of the DSL (a Filter on dsl); returns how many changed.
+size_t disable_dsl(std::string_view name, Apply apply = Apply::now);
+/// Switches every override of the DSL on again; returns how many changed.
+size_t enable_dsl(std::string_view name, Apply apply = Apply::now);
+
+}  // namespace native_ops

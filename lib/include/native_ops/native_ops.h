@@ -1,0 +1,10 @@
+#pragma once
+// native-ops: overrides of PyTorch aten operators, routed natively in the dispatcher.
+// Include this header for the whole public API.
+
+#include "native_ops/boxed.h"
+#include "native_ops/dsl.h"
+#include "native_ops/error.h"
+#include "native_ops/log.h"
+#include "native_ops/registry.h"
+#include "native_ops/typed.h"

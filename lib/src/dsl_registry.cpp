@@ -1,0 +1,71 @@
+// The DSL registry. Built-in DSLs come from the table below: adding one is a header in
+// native_ops/dsls/, a source in lib/src/dsls/, and a line here.
+#include <algorithm>
+#include <mutex>
+
+#include "native_ops/dsl.h"
+#include "native_ops/dsls/cpp.h"
+#include "native_ops/error.h"
+
+namespace native_ops {
+
+namespace {
+
+using DslFactory = std::unique_ptr<Dsl> (*)();
+constexpr DslFactory kBuiltinDsls[] = {
+    &builtin_dsls::make_cpp_dsl,
+};
+
+struct DslRegistry {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<Dsl>> dsls;
+};
+
+DslRegistry& dsl_registry() {
+  static DslRegistry* instance = [] {
+    auto* made = new DslRegistry;
+    for (DslFactory factory : kBuiltinDsls) made->dsls.push_back(factory());
+    return made;
+  }();
+  return *instance;
+}
+
+}  // namespace
+
+void register_dsl(std::unique_ptr<Dsl> dsl) {
+  DslRegistry& r = dsl_registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (const auto& known : r.dsls) {
+    if (known->name() == dsl->name()) {
+      throw Error("dsl '" + std::string(dsl->name()) + "' is already registered: pick another name");
+    }
+  }
+  r.dsls.push_back(std::move(dsl));
+}
+
+const Dsl* find_dsl(std::string_view name) {
+  DslRegistry& r = dsl_registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (const auto& dsl : r.dsls) {
+    if (dsl->name() == name) return dsl.get();
+  }
+  return nullptr;
+}
+
+std::vector<const Dsl*> dsls() {
+  DslRegistry& r = dsl_registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::vector<const Dsl*> all;
+  for (const auto& dsl : r.dsls) all.push_back(dsl.get());
+  return all;
+}
+
+size_t disable_dsl(std::string_view name, Apply apply) {
+  return deregister_overrides(Filter{std::string(name), "", std::nullopt}, apply);
+}
+
+size_t enable_dsl(std::string_view name, Apply apply) {
+  return reenable_overrides(Filter{std::string(name), "", std::nullopt}, apply);
+}
+
+}  // namespace native_ops

@@ -1,0 +1,167 @@
+#include "router.h"
+
+#include <c10/util/Exception.h>
+
+#include "native_ops/error.h"
+#include "native_ops/log.h"
+
+namespace native_ops {
+
+namespace detail {
+
+namespace {
+
+// OperatorHandle keeps its OperatorEntry behind a private pointer, and libtorch offers no
+// typed access to a computed kernel. An explicit instantiation may name a private member
+// (standard C++, no layout assumption); the friend function hands the member pointer out.
+struct OperatorDefTag {
+  friend auto operator_def_member(OperatorDefTag);
+};
+template <auto Member>
+struct ExposeOperatorDef {
+  friend auto operator_def_member(OperatorDefTag) { return Member; }
+};
+template struct ExposeOperatorDef<&c10::OperatorHandle::operatorDef_>;
+
+class WarningsToDebugLog final : public c10::WarningHandler {
+ public:
+  void process(const c10::Warning& warning) override { log::debug("dispatcher: " + warning.msg()); }
+};
+
+void boxed_route(const RouterState& router, const c10::OperatorHandle& op, c10::DispatchKeySet keys,
+                 torch::jit::Stack& stack) {
+  ThreadRouting& t = tls_routing;
+  const uint32_t index = router.index;
+  if (!t.is_active(index)) {
+    const RouteList* list = router.routes.load(std::memory_order_acquire);
+    const BoxedArgs args(op.schema(), stack);
+    for (const Node* node : list->nodes) {
+      const auto& fns = static_cast<const BoxedCallables&>(*node->callables);
+      if (fns.cond) {
+        bool accepted;
+        try {
+          accepted = fns.cond(args);
+        } catch (...) {
+          accepted = cond_failed(*node);
+        }
+        if (!accepted) {
+          continue;
+        }
+      }
+      count(t, index, node->slot);
+      if (log::debug_enabled()) {
+        log_decision(router, node);
+      }
+      ActiveRouteScope scope(t, router, index, keys);
+      try {
+        fns.impl(op, stack);
+        return;
+      } catch (...) {
+        rethrow_impl_error(*node);
+      }
+    }
+    count(t, index, kFallthroughSlot);
+    if (log::debug_enabled()) {
+      log_decision(router, nullptr);
+    }
+  }
+  router.original.callBoxed(op, keys, &stack);
+}
+
+class BoxedRouterKernel final : public c10::OperatorKernel {
+ public:
+  explicit BoxedRouterKernel(const RouterState* router) : router_(router) {}
+  void operator()(const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::jit::Stack* stack) {
+    boxed_route(*router_, op, keys, *stack);
+  }
+
+ private:
+  const RouterState* router_;
+};
+
+}  // namespace
+
+c10::KernelFunction capture_original(const c10::OperatorHandle& op, c10::DispatchKey key) {
+  const auto member = operator_def_member(OperatorDefTag{});
+  return (op.*member)->op.lookup(c10::DispatchKeySet(key));
+}
+
+torch::CppFunction boxed_router_kernel(const RouterState* router) {
+  return torch::CppFunction::makeFromBoxedFunctor(std::make_unique<BoxedRouterKernel>(router));
+}
+
+std::unique_ptr<torch::Library> install_router(const std::string& lib_symbol, c10::DispatchKey key,
+                                               const std::string& qualified_name,
+                                               torch::CppFunction kernel) {
+  WarningsToDebugLog to_debug_log;
+  c10::WarningUtils::WarningHandlerGuard guard(&to_debug_log);
+  auto library = std::make_unique<torch::Library>(torch::Library::IMPL, lib_symbol, key, __FILE__, __LINE__);
+  library->impl(qualified_name.c_str(), std::move(kernel));
+  return library;
+}
+
+bool cond_failed(const Node& node) noexcept {
+  node.cond_errors.fetch_add(1, std::memory_order_relaxed);
+  if (!node.cond_error_logged.exchange(true, std::memory_order_relaxed)) {
+    std::string what = "unknown exception";
+    try {
+      throw;
+    } catch (const c10::Error& e) {
+      what = e.what_without_backtrace();
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    log::warn("cond of " + node.id + " (dsl " + node.dsl + ") threw; counted as no match, " +
+              "logged once per node: " + what);
+  }
+  return false;
+}
+
+void rethrow_impl_error(const Node& node) {
+  const std::string where = "in native-ops override " + node.id + " (dsl " + node.dsl + ")";
+  try {
+    throw;
+  } catch (c10::Error& e) {
+    e.add_context(where);
+    throw;
+  } catch (const std::exception& e) {
+    throw Error(std::string(e.what()) + " [" + where + "]");
+  }
+}
+
+void log_decision(const RouterState& router, const Node* node) {
+  log::debug(router.name + ": " + (node ? "runs " + node->id : std::string("falls through to the original kernel")));
+}
+
+const ActiveRoute& active_route_for(const c10::OperatorHandle& op) {
+  for (const ActiveRoute* route = tls_routing.innermost; route != nullptr; route = route->outer) {
+    if (route->router->op == op) {
+      return *route;
+    }
+  }
+  throw Error("call_original for " + c10::toString(op.operator_name()) +
+              " was called outside an override impl of that op: call it from the impl, or "
+              "call the op itself");
+}
+
+}  // namespace detail
+
+const c10::IValue& BoxedArgs::get(std::string_view name) const {
+  const auto& arguments = schema_.arguments();
+  std::string names;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    if (arguments[i].name() == name) {
+      return first_[i];
+    }
+    names += (i ? ", " : "") + arguments[i].name();
+  }
+  throw Error("schema " + schema_.name() + " has no argument '" + std::string(name) + "'; it has: " + names);
+}
+
+void call_original_boxed(const c10::OperatorHandle& op, torch::jit::Stack& stack) {
+  const detail::ActiveRoute& route = detail::active_route_for(op);
+  route.router->original.callBoxed(op, route.keys, &stack);
+}
+
+}  // namespace native_ops

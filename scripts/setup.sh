@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Prepares a machine to build native-ops, idempotently, and writes build/setup.env,
+# which scripts/build.sh reads. What it does, in order:
+#   1. Picks the libtorch to build against:
+#      - Torch_DIR or NATIVE_OPS_TORCH_DIR in the environment: a standalone libtorch;
+#      - else a python3 that already imports torch 2.11.0 (the H200 machine): that torch,
+#        and nothing is installed;
+#      - else a project-local .venv with torch==2.11.0 from PyPI. Wheels are cached in
+#        ~/.cache/native-ops/wheels, so fresh clones on this machine download nothing.
+#   2. Installs the Debian packages the build needs when any is missing (root only).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+torch_version=2.11.0
+cache=${NATIVE_OPS_CACHE:-$HOME/.cache/native-ops}
+
+say() { echo "[setup] $*"; }
+die() { echo "[setup] error: $*" >&2; exit 1; }
+
+has_header() { [ -e "/usr/include/$1" ]; }
+
+ensure_debian_packages() {
+  local missing=()
+  # The H200 machine has these headers without the Debian packages: look at headers first.
+  command -v cmake >/dev/null || missing+=(cmake)
+  command -v g++ >/dev/null || missing+=(g++)
+  has_header CLI/CLI.hpp || missing+=(libcli11-dev)
+  has_header nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
+  has_header spdlog/spdlog.h || missing+=(libspdlog-dev)
+  has_header gtest/gtest.h || missing+=(libgtest-dev)
+  has_header benchmark/benchmark.h || missing+=(libbenchmark-dev)
+  if [ ${#missing[@]} -eq 0 ]; then
+    say "build tools and libraries: present"
+    return
+  fi
+  command -v apt-get >/dev/null || die "missing ${missing[*]} and no apt-get: install them with your package manager"
+  [ "$(id -u)" = 0 ] || die "missing Debian packages ${missing[*]}: run as root, or 'sudo apt-get install ${missing[*]}'"
+  say "installing Debian packages: ${missing[*]}"
+  if ! apt-get update -qq; then
+    die "apt-get update failed: the Debian package mirror cannot be reached (check the network or proxy), or install ${missing[*]} by hand"
+  fi
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null \
+    || die "apt-get install ${missing[*]} failed: see the messages above"
+}
+
+python_has_torch() {
+  "$1" - "$torch_version" <<'PY' 2>/dev/null
+import sys
+import torch
+sys.exit(0 if torch.__version__.split("+")[0] == sys.argv[1] else 1)
+PY
+}
+
+ensure_venv_torch() {
+  local venv="$root/.venv"
+  if [ -x "$venv/bin/python" ] && python_has_torch "$venv/bin/python"; then
+    say "torch $torch_version: present in $venv"
+    return
+  fi
+  if [ ! -x "$venv/bin/python" ]; then
+    say "creating the virtual environment $venv"
+    python3 -m venv "$venv" || die "python3 -m venv failed: install python3-venv ('apt-get install python3-venv')"
+  fi
+  mkdir -p "$cache/wheels"
+  if ! "$venv/bin/pip" install -q --no-index --find-links "$cache/wheels" "torch==$torch_version" 2>/dev/null; then
+    say "downloading torch==$torch_version and its CUDA libraries into $cache/wheels (about 3 GB, once per machine)"
+    "$venv/bin/pip" download -q --dest "$cache/wheels" "torch==$torch_version" \
+      || die "cannot download torch==$torch_version from PyPI: check the network or proxy (PIP_INDEX_URL), or point Torch_DIR at a standalone libtorch $torch_version"
+    say "installing torch==$torch_version into $venv"
+    "$venv/bin/pip" install -q --no-index --find-links "$cache/wheels" "torch==$torch_version" \
+      || die "installing torch==$torch_version from $cache/wheels failed: delete that folder and run again"
+  fi
+  python_has_torch "$venv/bin/python" || die "torch in $venv does not import: delete $venv and run again"
+  say "torch $torch_version: installed in $venv"
+}
+
+mkdir -p "$root/build"
+env_file="$root/build/setup.env"
+torch_dir=${NATIVE_OPS_TORCH_DIR:-${Torch_DIR:-}}
+if [ -n "$torch_dir" ]; then
+  [ -e "$torch_dir/TorchConfig.cmake" ] || die "Torch_DIR=$torch_dir holds no TorchConfig.cmake: point it at libtorch/share/cmake/Torch"
+  ensure_debian_packages
+  say "libtorch: $torch_dir (from Torch_DIR)"
+  printf 'TORCH_DIR=%q\nPYTHON=\n' "$torch_dir" >"$env_file"
+elif python_has_torch python3; then
+  say "libtorch: the torch $torch_version of $(command -v python3); installing nothing for it"
+  ensure_debian_packages
+  printf 'TORCH_DIR=\nPYTHON=%q\n' "$(command -v python3)" >"$env_file"
+else
+  ensure_debian_packages
+  ensure_venv_torch
+  printf 'TORCH_DIR=\nPYTHON=%q\n' "$root/.venv/bin/python" >"$env_file"
+fi
+say "ready: $env_file"
