@@ -1,0 +1,140 @@
+// Each built-in override against aten, on its cond's domain (hits counted, values within
+// the dtype's assert_close tolerance) and just outside it (the cond declines).
+#include <limits>
+
+#include <ATen/ATen.h>
+
+#include "support.h"
+
+namespace native_ops {
+namespace {
+
+using testing::close;
+using testing::hits;
+
+class BuiltinKernels : public ::testing::Test {
+ protected:
+  void SetUp() override { init(); }
+
+  // Runs `op` routed and with the override off; expects a hit and close values.
+  void expect_routed_close(const std::string& op_symbol, const std::string& node,
+                           const std::function<at::Tensor()>& op) {
+    const uint64_t before = hits(node);
+    const at::Tensor routed = op();
+    EXPECT_EQ(hits(node), before + 1) << node << " did not fire";
+    const at::Tensor reference = testing::aten_reference(op_symbol, op);
+    EXPECT_TRUE(close(routed, reference)) << node;
+  }
+  // Runs `op` routed; expects no hit and the aten result.
+  void expect_declined(const std::string& op_symbol, const std::string& node, const std::function<at::Tensor()>& op) {
+    const uint64_t before = hits(node);
+    const at::Tensor routed = op();
+    EXPECT_EQ(hits(node), before) << node << " fired outside its domain";
+    EXPECT_TRUE(testing::identical(routed, testing::aten_reference(op_symbol, op)));
+  }
+};
+
+TEST_F(BuiltinKernels, BmmOuterProductMatchesAten) {
+  struct Shape { int64_t batches, rows, cols; };
+  for (const auto dtype : {at::kFloat, at::kDouble}) {
+    for (const Shape s : {Shape{1, 1, 1}, Shape{3, 5, 7}, Shape{2, 1, 33}, Shape{64, 1024, 1}, Shape{16, 256, 512}}) {
+      const at::Tensor a = at::randn({s.batches, s.rows, 1}, dtype);
+      const at::Tensor m = at::randn({s.batches, 1, s.cols}, dtype);
+      expect_routed_close("bmm", "bmm_cpp_0", [&] { return at::bmm(a, m); });
+    }
+  }
+  // Strided inputs: a transposed view, a batch-broadcast (stride 0) mat2.
+  const at::Tensor a_t = at::randn({1, 6, 4}).transpose(0, 1).narrow(2, 0, 1);
+  const at::Tensor m_expanded = at::randn({1, 1, 9}).expand({6, 1, 9});
+  expect_routed_close("bmm", "bmm_cpp_0", [&] { return at::bmm(a_t, m_expanded); });
+  // Extreme values stay exact products.
+  const at::Tensor big = at::full({2, 3, 1}, 3e38f);
+  const at::Tensor special = at::tensor({std::numeric_limits<float>::infinity(), 0.0f, NAN, -2.0f}).view({1, 1, 4});
+  expect_routed_close("bmm", "bmm_cpp_0", [&] { return at::bmm(big.narrow(0, 0, 1), special); });
+}
+
+TEST_F(BuiltinKernels, BmmDeclinesOutsideTheOuterProduct) {
+  const std::vector<std::pair<at::Tensor, at::Tensor>> cases = {
+      {at::randn({2, 3, 2}), at::randn({2, 2, 4})},                                  // K == 2
+      {at::randint(0, 9, {2, 3, 1}), at::randint(0, 9, {2, 1, 4})},                  // integers
+      {at::randn({2, 3, 1}, at::kBFloat16), at::randn({2, 1, 4}, at::kBFloat16)},    // bf16
+      {at::randn({2, 3, 1}), at::randn({2, 1, 8}).slice(2, 0, 8, 2)},                // strided rows
+      {at::randn({0, 3, 1}), at::randn({0, 1, 4})},                                  // empty
+  };
+  for (const auto& [a, m] : cases) {
+    expect_declined("bmm", "bmm_cpp_0", [&] { return at::bmm(a, m); });
+  }
+}
+
+TEST_F(BuiltinKernels, SoftmaxLastDimMatchesAten) {
+  for (const int64_t width : {1, 7, 16, 17, 100, 1000, 4096, 32000}) {
+    for (const int64_t rows : {1, 3, 64}) {
+      const at::Tensor x = at::randn({rows, width}) * 10;
+      expect_routed_close("_softmax", "_softmax_cpp_0", [&] { return at::_softmax(x, -1, false); });
+    }
+  }
+  const at::Tensor x3 = at::randn({4, 5, 33});
+  expect_routed_close("_softmax", "_softmax_cpp_0", [&] { return at::_softmax(x3, 2, false); });
+  const at::Tensor x1 = at::randn({129});
+  expect_routed_close("_softmax", "_softmax_cpp_0", [&] { return at::_softmax(x1, 0, false); });
+}
+
+TEST_F(BuiltinKernels, SoftmaxHandlesExtremeValuesLikeAten) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const at::Tensor x = at::tensor({
+      -inf, 0.0f, 1.0f, -inf, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f, 13.0f, 14.0f,  // masked
+      -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf,  // all masked
+      1e30f, -1e30f, 88.0f, -88.0f, 0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f,
+      NAN, 0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f,
+      inf, 0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f,
+  }).view({5, 17});
+  expect_routed_close("_softmax", "_softmax_cpp_0", [&] { return at::_softmax(x, -1, false); });
+}
+
+TEST_F(BuiltinKernels, SoftmaxDeclinesOutsideItsDomain) {
+  const at::Tensor x = at::randn({4, 8});
+  const at::Tensor x64 = at::randn({4, 8}, at::kDouble);
+  const at::Tensor transposed = at::randn({8, 4}).t();
+  const at::Tensor empty = at::randn({0, 4});
+  expect_declined("_softmax", "_softmax_cpp_0", [&] { return at::_softmax(x, 0, false); });
+  expect_declined("_softmax", "_softmax_cpp_0", [&] { return at::_softmax(x64, -1, false); });
+  expect_declined("_softmax", "_softmax_cpp_0", [&] { return at::_softmax(transposed, -1, false); });
+  expect_declined("_softmax", "_softmax_cpp_0", [&] { return at::_softmax(empty, -1, false); });
+}
+
+TEST_F(BuiltinKernels, AddInPlaceMatchesAten) {
+  for (const auto dtype : {at::kFloat, at::kDouble}) {
+    for (const int64_t n : {1, 15, 1000, 1 << 20}) {
+      for (const double alpha : {1.0, 2.5, -1.0}) {
+        const at::Tensor x = at::randn({n}, dtype);
+        const at::Tensor y = at::randn({n}, dtype);
+        expect_routed_close("add_.Tensor", "add__Tensor_cpp_0", [&] { return x.clone().add_(y, alpha); });
+      }
+    }
+  }
+  const at::Tensor x = at::randn({3, 4, 5});
+  expect_routed_close("add_.Tensor", "add__Tensor_cpp_0", [&] { return x.clone().add_(x, 3); });  // integer alpha
+  expect_routed_close("add_.Tensor", "add__Tensor_cpp_0", [&] {
+    at::Tensor self = x.clone();
+    return self.add_(self, 0.5);  // self aliases other
+  });
+}
+
+TEST_F(BuiltinKernels, AddInPlaceDeclinesOutsideItsDomain) {
+  const std::vector<std::pair<at::Tensor, at::Tensor>> cases = {
+      {at::randn({4, 5}), at::randn({5})},                        // broadcast
+      {at::randn({4}), at::randn({4}, at::kDouble)},              // mixed dtypes
+      {at::randint(0, 9, {4}), at::randint(0, 9, {4})},           // integers
+      {at::randn({5, 4}).t(), at::randn({4, 5})},                 // non-contiguous self
+  };
+  for (const auto& [self, other] : cases) {
+    expect_declined("add_.Tensor", "add__Tensor_cpp_0", [&] { return self.clone().add_(other); });
+  }
+  // Partial overlap: the cond declines, and aten refuses the call as it does without us.
+  at::Tensor base = at::randn({8});
+  EXPECT_THROW(base.narrow(0, 0, 6).add_(base.narrow(0, 2, 6)), c10::Error);
+  EXPECT_EQ(hits("add__Tensor_cpp_0"), 0u);
+}
+
+}  // namespace
+}  // namespace native_ops
