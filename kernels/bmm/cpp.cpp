@@ -4,7 +4,7 @@
 #include <ATen/Parallel.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/bmm_ops.h>
-#include <ATen/ops/empty.h>
+#include <ATen/EmptyTensor.h>
 
 #include "builtin.h"
 #include "cpu_dispatch.h"
@@ -14,19 +14,42 @@ namespace native_ops::kernels {
 
 namespace {
 
+// Output rows [begin, end) of the flattened (batch, row) index. Kept in one function per
+// dtype so that the loop over rows runs inside the CPU clone: a call per row costs more
+// than the row itself when rows are short.
+struct OuterProduct {
+  int64_t rows, cols;
+  int64_t a_batch, a_row;  // strides of self (batch, row)
+  int64_t m_batch;         // batch stride of mat2; its rows are unit-stride
+};
+
 template <class T>
-inline void scaled_copy(T scale, const T* __restrict source, T* __restrict target, int64_t n) {
-  for (int64_t j = 0; j < n; ++j) target[j] = scale * source[j];
+inline void outer_rows(const OuterProduct& p, const T* a, const T* m, T* y, int64_t begin, int64_t end) {
+  for (int64_t r = begin; r < end; ++r) {
+    const int64_t b = r / p.rows;
+    const T scale = a[b * p.a_batch + (r - b * p.rows) * p.a_row];
+    const T* __restrict source = m + b * p.m_batch;
+    T* __restrict target = y + r * p.cols;
+    for (int64_t j = 0; j < p.cols; ++j) target[j] = scale * source[j];
+  }
 }
 
-NATIVE_OPS_CPU_CLONES void scaled_copy_f32(float scale, const float* source, float* target, int64_t n) {
-  scaled_copy(scale, source, target, n);
+NATIVE_OPS_CPU_CLONES void outer_rows_f32(const OuterProduct& p, const float* a, const float* m, float* y,
+                                          int64_t begin, int64_t end) {
+  outer_rows(p, a, m, y, begin, end);
 }
-NATIVE_OPS_CPU_CLONES void scaled_copy_f64(double scale, const double* source, double* target, int64_t n) {
-  scaled_copy(scale, source, target, n);
+NATIVE_OPS_CPU_CLONES void outer_rows_f64(const OuterProduct& p, const double* a, const double* m, double* y,
+                                          int64_t begin, int64_t end) {
+  outer_rows(p, a, m, y, begin, end);
 }
-inline void scaled_row(float s, const float* x, float* y, int64_t n) { scaled_copy_f32(s, x, y, n); }
-inline void scaled_row(double s, const double* x, double* y, int64_t n) { scaled_copy_f64(s, x, y, n); }
+inline void outer_rows_any(const OuterProduct& p, const float* a, const float* m, float* y, int64_t begin,
+                           int64_t end) {
+  outer_rows_f32(p, a, m, y, begin, end);
+}
+inline void outer_rows_any(const OuterProduct& p, const double* a, const double* m, double* y, int64_t begin,
+                           int64_t end) {
+  outer_rows_f64(p, a, m, y, begin, end);
+}
 
 bool outer_product_applies(const at::Tensor& self, const at::Tensor& mat2) {
   const auto dtype = self.scalar_type();
@@ -40,24 +63,16 @@ bool outer_product_applies(const at::Tensor& self, const at::Tensor& mat2) {
 template <class T>
 at::Tensor outer_product(const at::Tensor& self, const at::Tensor& mat2) {
   const int64_t batches = self.size(0);
-  const int64_t rows = self.size(1);
-  const int64_t cols = mat2.size(2);
-  at::Tensor out = at::empty({batches, rows, cols}, self.options());
+  const OuterProduct p{self.size(1), mat2.size(2), self.stride(0), self.stride(1), mat2.stride(0)};
+  // Allocated without a trip through the dispatcher, as aten's own CPU kernels do.
+  at::Tensor out = at::detail::empty_cpu({batches, p.rows, p.cols}, self.scalar_type(), /*pin_memory=*/false, std::nullopt);
   const T* a = self.const_data_ptr<T>();
   const T* m = mat2.const_data_ptr<T>();
   T* y = out.mutable_data_ptr<T>();
-  const int64_t a_batch = self.stride(0);
-  const int64_t a_row = self.stride(1);
-  const int64_t m_batch = mat2.stride(0);
   // About 32K output elements per task: enough to amortise a thread hand-off.
-  const int64_t grain = std::max<int64_t>(1, 32768 / cols);
-  at::parallel_for(0, batches * rows, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      const int64_t b = r / rows;
-      const int64_t i = r % rows;
-      scaled_row(a[b * a_batch + i * a_row], m + b * m_batch, y + r * cols, cols);
-    }
-  });
+  const int64_t grain = std::max<int64_t>(1, 32768 / p.cols);
+  at::parallel_for(0, batches * p.rows, grain,
+                   [&](int64_t begin, int64_t end) { outer_rows_any(p, a, m, y, begin, end); });
   return out;
 }
 

@@ -10,7 +10,7 @@
 
 namespace native_ops::detail {
 
-thread_local ThreadRouting tls_routing;
+__thread ThreadRouting tls_routing;
 
 namespace {
 
@@ -64,7 +64,7 @@ std::atomic<uint64_t>* counter_row_slow(uint32_t router) {
   ThreadRouting& t = tls_routing;
   if (block_owner.exited) {
     // A routed call from another thread_local's destructor: count nowhere.
-    static thread_local Row discard[kSlotsPerRouter];
+    static Row discard[kSlotsPerRouter];
     return discard;
   }
   CounterStore& s = store();

@@ -28,36 +28,31 @@ class WarningsToDebugLog final : public c10::WarningHandler {
   void process(const c10::Warning& warning) override { log::debug("dispatcher: " + warning.msg()); }
 };
 
+C10_NOINLINE void run_boxed_impl(ThreadRouting& t, const RouterState& router, const Node& node,
+                                 const c10::OperatorHandle& op, c10::DispatchKeySet keys, torch::jit::Stack& stack) {
+  count(t, router.index, node.slot);
+  if (log::debug_enabled()) {
+    log_decision(router, &node);
+  }
+  ActiveRouteScope scope(t, router, router.index, keys);
+  try {
+    static_cast<const BoxedCallables&>(*node.callables).impl(op, stack);
+  } catch (...) {
+    rethrow_impl_error(node);
+  }
+}
+
 void boxed_route(const RouterState& router, const c10::OperatorHandle& op, c10::DispatchKeySet keys,
                  torch::jit::Stack& stack) {
   ThreadRouting& t = tls_routing;
   const uint32_t index = router.index;
-  if (!t.is_active(index)) {
+  if (C10_LIKELY(!t.is_active(index))) {
     const RouteList* list = router.routes.load(std::memory_order_acquire);
     const BoxedArgs args(op.schema(), stack);
     for (const Node* node : list->nodes) {
-      const auto& fns = static_cast<const BoxedCallables&>(*node->callables);
-      if (fns.cond) {
-        bool accepted;
-        try {
-          accepted = fns.cond(args);
-        } catch (...) {
-          accepted = cond_failed(*node);
-        }
-        if (!accepted) {
-          continue;
-        }
-      }
-      count(t, index, node->slot);
-      if (log::debug_enabled()) {
-        log_decision(router, node);
-      }
-      ActiveRouteScope scope(t, router, index, keys);
-      try {
-        fns.impl(op, stack);
+      if (accepts(static_cast<const BoxedCallables&>(*node->callables).cond, *node, args)) {
+        run_boxed_impl(t, router, *node, op, keys, stack);
         return;
-      } catch (...) {
-        rethrow_impl_error(*node);
       }
     }
     count(t, index, kFallthroughSlot);
@@ -134,12 +129,7 @@ void log_decision(const RouterState& router, const Node* node) {
   log::debug(router.name + ": " + (node ? "runs " + node->id : std::string("falls through to the original kernel")));
 }
 
-const ActiveRoute& active_route_for(const c10::OperatorHandle& op) {
-  for (const ActiveRoute* route = tls_routing.innermost; route != nullptr; route = route->outer) {
-    if (route->router->op == op) {
-      return *route;
-    }
-  }
+void throw_no_active_route(const c10::OperatorHandle& op) {
   throw Error("call_original for " + c10::toString(op.operator_name()) +
               " was called outside an override impl of that op: call it from the impl, or "
               "call the op itself");

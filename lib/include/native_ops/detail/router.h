@@ -12,6 +12,7 @@
 
 #include <ATen/core/boxing/KernelFunction.h>
 #include <ATen/core/dispatch/Dispatcher.h>
+#include <c10/macros/Macros.h>
 
 #include "native_ops/boxed.h"
 #include "native_ops/detail/thread_routing.h"
@@ -77,35 +78,47 @@ bool cond_failed(const Node& node) noexcept;
 [[noreturn]] void rethrow_impl_error(const Node& node);
 void log_decision(const RouterState& router, const Node* node);
 
+/// Runs the cond of `node`; a throw counts as "no match".
+template <class Cond, class... Args>
+inline bool accepts(const Cond& cond, const Node& node, Args&&... args) {
+  if (!cond) {
+    return true;  // unconditional
+  }
+  try {
+    return cond(std::forward<Args>(args)...);
+  } catch (...) {
+    return cond_failed(node);
+  }
+}
+
+/// The hit path, kept out of line so that the fall-through path stays small.
+template <class Ret, class... Args>
+C10_NOINLINE Ret run_typed_impl(ThreadRouting& t, const RouterState& router, const Node& node,
+                                c10::DispatchKeySet keys, Args... args) {
+  count(t, router.index, node.slot);
+  if (log::debug_enabled()) {
+    log_decision(router, &node);
+  }
+  const auto& fns = static_cast<const TypedCallables<Ret(Args...)>&>(*node.callables);
+  ActiveRouteScope scope(t, router, router.index, keys);
+  try {
+    return fns.impl(std::forward<Args>(args)...);
+  } catch (...) {
+    rethrow_impl_error(node);
+  }
+}
+
 /// The typed hot path: first active node whose cond accepts runs; else the original.
 template <class Ret, class... Args>
 Ret typed_route(const RouterState& router, c10::DispatchKeySet keys, Args... args) {
   ThreadRouting& t = tls_routing;
   const uint32_t index = router.index;
-  if (!t.is_active(index)) {
+  if (C10_LIKELY(!t.is_active(index))) {
     const RouteList* list = router.routes.load(std::memory_order_acquire);
     for (const Node* node : list->nodes) {
       const auto& fns = static_cast<const TypedCallables<Ret(Args...)>&>(*node->callables);
-      if (fns.cond) {
-        bool accepted;
-        try {
-          accepted = fns.cond(args...);
-        } catch (...) {
-          accepted = cond_failed(*node);
-        }
-        if (!accepted) {
-          continue;
-        }
-      }
-      count(t, index, node->slot);
-      if (log::debug_enabled()) {
-        log_decision(router, node);
-      }
-      ActiveRouteScope scope(t, router, index, keys);
-      try {
-        return fns.impl(args...);
-      } catch (...) {
-        rethrow_impl_error(*node);
+      if (accepts(fns.cond, *node, args...)) {
+        return run_typed_impl<Ret, Args...>(t, router, *node, keys, std::forward<Args>(args)...);
       }
     }
     count(t, index, kFallthroughSlot);
@@ -116,8 +129,17 @@ Ret typed_route(const RouterState& router, c10::DispatchKeySet keys, Args... arg
   return router.original.template call<Ret, Args...>(router.op, keys, std::forward<Args>(args)...);
 }
 
+[[noreturn]] void throw_no_active_route(const c10::OperatorHandle& op);
+
 /// The innermost override impl running on this thread for `op`; throws native_ops::Error
 /// when none is (call_original used outside an impl).
-const ActiveRoute& active_route_for(const c10::OperatorHandle& op);
+inline const ActiveRoute& active_route_for(const c10::OperatorHandle& op) {
+  for (const ActiveRoute* route = tls_routing.innermost; route != nullptr; route = route->outer) {
+    if (route->router->op == op) {
+      return *route;
+    }
+  }
+  throw_no_active_route(op);
+}
 
 }  // namespace native_ops::detail

@@ -43,8 +43,9 @@ struct ThreadRouting {
   }
 };
 
-/// Zero-initialised, trivially destructible: no guard variable on the hot path.
-extern thread_local ThreadRouting tls_routing;
+/// Zero-initialised and trivial. Declared with __thread rather than thread_local so that
+/// callers in other libraries skip the check for a dynamic initialiser on every access.
+extern __thread ThreadRouting tls_routing;
 
 /// Allocates this thread's counter row for `router` (once per thread and router).
 std::atomic<uint64_t>* counter_row_slow(uint32_t router);
