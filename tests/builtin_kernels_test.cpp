@@ -67,38 +67,43 @@ TEST_F(BuiltinKernels, BmmDeclinesOutsideTheOuterProduct) {
 }
 
 TEST_F(BuiltinKernels, SoftmaxLastDimMatchesAten) {
-  for (const int64_t width : {1, 7, 16, 17, 100, 1000, 4096, 32000}) {
-    for (const int64_t rows : {1, 3, 64}) {
-      const at::Tensor x = at::randn({rows, width}) * 10;
+  // The cond takes 16384 elements or more; odd widths exercise the partial-vector tails.
+  for (const int64_t width : {1, 7, 16, 17, 100, 1000, 4096, 32000, 70000}) {
+    const int64_t rows = (16384 + width - 1) / width;
+    for (const int64_t extra_rows : {0, 5}) {
+      const at::Tensor x = at::randn({rows + extra_rows, width}) * 10;
       expect_routed_close("_softmax", "_softmax_cpp_0", [&] { return at::_softmax(x, -1, false); });
     }
   }
-  const at::Tensor x3 = at::randn({4, 5, 33});
+  const at::Tensor x3 = at::randn({16, 32, 33});
   expect_routed_close("_softmax", "_softmax_cpp_0", [&] { return at::_softmax(x3, 2, false); });
-  const at::Tensor x1 = at::randn({129});
+  const at::Tensor x1 = at::randn({20000});
   expect_routed_close("_softmax", "_softmax_cpp_0", [&] { return at::_softmax(x1, 0, false); });
 }
 
 TEST_F(BuiltinKernels, SoftmaxHandlesExtremeValuesLikeAten) {
   const float inf = std::numeric_limits<float>::infinity();
+  // Five special rows, repeated to reach the cond's minimum size.
   const at::Tensor x = at::tensor({
       -inf, 0.0f, 1.0f, -inf, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f, 13.0f, 14.0f,  // masked
       -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf,  // all masked
       1e30f, -1e30f, 88.0f, -88.0f, 0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f,
       NAN, 0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f,
       inf, 0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f,
-  }).view({5, 17});
+  }).view({5, 17}).repeat({200, 1});
   expect_routed_close("_softmax", "_softmax_cpp_0", [&] { return at::_softmax(x, -1, false); });
 }
 
 TEST_F(BuiltinKernels, SoftmaxDeclinesOutsideItsDomain) {
-  const at::Tensor x = at::randn({4, 8});
-  const at::Tensor x64 = at::randn({4, 8}, at::kDouble);
-  const at::Tensor transposed = at::randn({8, 4}).t();
+  const at::Tensor x = at::randn({128, 256});
+  const at::Tensor x64 = at::randn({128, 256}, at::kDouble);
+  const at::Tensor transposed = at::randn({256, 128}).t();
+  const at::Tensor small = at::randn({64, 128});  // where aten is as fast
   const at::Tensor empty = at::randn({0, 4});
   expect_declined("_softmax", "_softmax_cpp_0", [&] { return at::_softmax(x, 0, false); });
   expect_declined("_softmax", "_softmax_cpp_0", [&] { return at::_softmax(x64, -1, false); });
   expect_declined("_softmax", "_softmax_cpp_0", [&] { return at::_softmax(transposed, -1, false); });
+  expect_declined("_softmax", "_softmax_cpp_0", [&] { return at::_softmax(small, -1, false); });
   expect_declined("_softmax", "_softmax_cpp_0", [&] { return at::_softmax(empty, -1, false); });
 }
 
