@@ -4,6 +4,8 @@
 // Google Benchmark's medians per mode, then the added time over the plain call measured
 // in paired rounds (see paired_rounds), against the targets.
 // Also times init() for the built-ins.
+#include <sched.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -88,8 +90,8 @@ struct Paired {
 
 template <class Call>
 Paired paired_rounds(const std::string& op_symbol, Call call) {
-  constexpr int kRounds = 41;
-  constexpr int kCalls = 20000;
+  constexpr int kRounds = 151;
+  constexpr int kCalls = 5000;
   const at::Tensor x = at::rand({4});
   const at::Tensor y = at::rand({4});
   std::vector<double> plain, fallthrough, hit;
@@ -118,8 +120,8 @@ Paired paired_rounds(const std::string& op_symbol, Call call) {
 void print_summary(double init_ms) {
   const Paired typed = paired_rounds("add.Tensor", [](const at::Tensor& x, const at::Tensor& y) { return at::add(x, y); });
   const Paired boxed = paired_rounds("sub.Tensor", [](const at::Tensor& x, const at::Tensor& y) { return at::sub(x, y); });
-  std::printf("\n== Routing cost per call, float32[4] on CPU: median over 41 rounds of (mode - plain),\n"
-              "   each round timing 20000 calls per mode back to back\n");
+  std::printf("\n== Routing cost per call, float32[4] on CPU: median over 151 rounds of (mode - plain),\n"
+              "   each round timing 5000 calls per mode back to back, pinned to one CPU\n");
   std::printf("%-30s %10s %10s %8s\n", "path", "plain ns", "added ns", "target");
   const auto row = [](const char* label, double plain, double added, double target) {
     std::printf("%-30s %10.1f %+10.1f %8.0f  %s\n", label, plain, added, target, added <= target ? "met" : "MISSED");
@@ -134,7 +136,12 @@ void print_summary(double init_ms) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // One thread on one CPU: no migrations inside a round.
   at::set_num_threads(1);
+  cpu_set_t cpu;
+  CPU_ZERO(&cpu);
+  CPU_SET(sched_getcpu(), &cpu);
+  sched_setaffinity(0, sizeof cpu, &cpu);
   const auto start = std::chrono::steady_clock::now();
   native_ops::init();
   const double init_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();

@@ -109,8 +109,9 @@ C10_NOINLINE Ret run_typed_impl(ThreadRouting& t, const RouterState& router, con
 }
 
 /// The typed hot path: first active node whose cond accepts runs; else the original.
+/// Inlined into the router's dispatcher kernel: one call frame fewer per routed call.
 template <class Ret, class... Args>
-Ret typed_route(const RouterState& router, c10::DispatchKeySet keys, Args... args) {
+C10_ALWAYS_INLINE Ret typed_route(const RouterState& router, c10::DispatchKeySet keys, Args... args) {
   ThreadRouting& t = tls_routing;
   const uint32_t index = router.index;
   if (C10_LIKELY(!t.is_active(index))) {
