@@ -17,6 +17,8 @@ void print_graphs() {
     std::cout << graph.lib_symbol << "::" << graph.op_symbol << " @ " << c10::toString(graph.key) << "  ("
               << (graph.typed ? "typed" : "boxed") << " router, "
               << (graph.router_installed ? "installed" : "not installed") << ")\n";
+    std::cout << "   #  " << std::left << std::setw(24) << "node id" << std::setw(8) << "dsl" << std::setw(14)
+              << "applies" << "state" << std::right << "\n";
     size_t position = 0;
     for (const NodeInfo& node : graph.nodes) {
       std::cout << "  " << std::setw(2) << position++ << "  " << std::left << std::setw(24) << node.id
