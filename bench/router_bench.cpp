@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <tuple>
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
@@ -60,22 +61,26 @@ void register_overrides() {
       [](const c10::OperatorHandle& op, torch::jit::Stack& stack) { native_ops::call_original_boxed(op, stack); });
 }
 
+using BinaryOp = at::Tensor (*)(const at::Tensor&, const at::Tensor&);
+at::Tensor add(const at::Tensor& x, const at::Tensor& y) { return at::add(x, y); }
+at::Tensor sub(const at::Tensor& x, const at::Tensor& y) { return at::sub(x, y); }
+
 void register_benchmarks() {
   const std::pair<const char*, Mode> modes[] = {
       {"plain", Mode::plain}, {"fallthrough", Mode::fallthrough}, {"hit", Mode::hit}};
+  const std::tuple<const char*, const char*, BinaryOp> routes[] = {
+      {"typed/add/", "add.Tensor", &add}, {"boxed/sub/", "sub.Tensor", &sub}};
   for (const auto& [mode_name, mode] : modes) {
-    benchmark::RegisterBenchmark((std::string("typed/add/") + mode_name).c_str(), [mode = mode](benchmark::State& state) {
-      set_mode("add.Tensor", mode);
-      const at::Tensor x = at::rand({4});
-      const at::Tensor y = at::rand({4});
-      for (auto _ : state) benchmark::DoNotOptimize(at::add(x, y));
-    })->Unit(benchmark::kNanosecond);
-    benchmark::RegisterBenchmark((std::string("boxed/sub/") + mode_name).c_str(), [mode = mode](benchmark::State& state) {
-      set_mode("sub.Tensor", mode);
-      const at::Tensor x = at::rand({4});
-      const at::Tensor y = at::rand({4});
-      for (auto _ : state) benchmark::DoNotOptimize(at::sub(x, y));
-    })->Unit(benchmark::kNanosecond);
+    for (const auto& [prefix, op_symbol, call] : routes) {
+      benchmark::RegisterBenchmark((prefix + std::string(mode_name)).c_str(),
+                                   [mode = mode, op_symbol = op_symbol, call = call](benchmark::State& state) {
+                                     set_mode(op_symbol, mode);
+                                     const at::Tensor x = at::rand({4});
+                                     const at::Tensor y = at::rand({4});
+                                     for (auto _ : state) benchmark::DoNotOptimize(call(x, y));
+                                   })
+          ->Unit(benchmark::kNanosecond);
+    }
   }
 }
 
@@ -118,8 +123,8 @@ Paired paired_rounds(const std::string& op_symbol, Call call) {
 }
 
 void print_summary(double init_ms) {
-  const Paired typed = paired_rounds("add.Tensor", [](const at::Tensor& x, const at::Tensor& y) { return at::add(x, y); });
-  const Paired boxed = paired_rounds("sub.Tensor", [](const at::Tensor& x, const at::Tensor& y) { return at::sub(x, y); });
+  const Paired typed = paired_rounds("add.Tensor", &add);
+  const Paired boxed = paired_rounds("sub.Tensor", &sub);
   std::printf("\n== Routing cost per call, float32[4] on CPU: median over 151 rounds of (mode - plain),\n"
               "   each round timing 5000 calls per mode back to back, pinned to one CPU\n");
   std::printf("%-30s %10s %10s %8s\n", "path", "plain ns", "added ns", "target");
