@@ -19,11 +19,16 @@ die() { echo "[setup] error: $*" >&2; exit 1; }
 
 has_header() { [ -e "/usr/include/$1" ]; }
 
+# with-venv: python3 and its venv module are needed too.
 ensure_debian_packages() {
   local missing=()
   # The H200 machine has these headers without the Debian packages: look at headers first.
   command -v cmake >/dev/null || missing+=(cmake)
   command -v g++ >/dev/null || missing+=(g++)
+  if [ "${1:-}" = with-venv ]; then
+    command -v python3 >/dev/null || missing+=(python3)
+    python3 -c 'import ensurepip' 2>/dev/null || missing+=(python3-venv)
+  fi
   has_header CLI/CLI.hpp || missing+=(libcli11-dev)
   has_header nlohmann/json.hpp || missing+=(nlohmann-json3-dev)
   has_header spdlog/spdlog.h || missing+=(libspdlog-dev)
@@ -87,7 +92,7 @@ elif python_has_torch python3; then
   ensure_debian_packages
   printf 'TORCH_DIR=\nPYTHON=%q\n' "$(command -v python3)" >"$env_file"
 else
-  ensure_debian_packages
+  ensure_debian_packages with-venv
   ensure_venv_torch
   printf 'TORCH_DIR=\nPYTHON=%q\n' "$root/.venv/bin/python" >"$env_file"
 fi
