@@ -69,8 +69,8 @@ TEST(Autograd, BmmOuterProductGradientsIncludingARoutedBackwardBmm) {
 
 TEST(Autograd, SoftmaxGradientMatchesAten) {
   init();
-  const at::Tensor x = at::rand({512, 33});  // 16896 elements: inside the cond's domain
-  const at::Tensor grad = at::rand({512, 33});
+  const at::Tensor x = at::rand({2048, 33});  // 67584 elements: inside the cond's domain
+  const at::Tensor grad = at::rand({2048, 33});
   const auto gradient_of = [&] {
     const at::Tensor leaf = x.clone().set_requires_grad(true);
     at::softmax(leaf, -1).backward(grad);

@@ -37,7 +37,8 @@ class BuiltinKernels : public ::testing::Test {
 TEST_F(BuiltinKernels, BmmOuterProductMatchesAten) {
   struct Shape { int64_t batches, rows, cols; };
   for (const auto dtype : {at::kFloat, at::kDouble}) {
-    for (const Shape s : {Shape{1, 1, 1}, Shape{3, 5, 7}, Shape{2, 1, 33}, Shape{64, 1024, 1}, Shape{16, 256, 512}}) {
+    for (const Shape s : {Shape{1, 1, 1}, Shape{3, 5, 7}, Shape{2, 1, 33}, Shape{64, 1024, 1}, Shape{16, 256, 512},
+                          Shape{2, 4096, 2048}}) {  // the last: exactly 2^24 outputs
       const at::Tensor a = at::randn({s.batches, s.rows, 1}, dtype);
       const at::Tensor m = at::randn({s.batches, 1, s.cols}, dtype);
       expect_routed_close("bmm", "bmm_cpp_0", [&] { return at::bmm(a, m); });
@@ -60,6 +61,7 @@ TEST_F(BuiltinKernels, BmmDeclinesOutsideTheOuterProduct) {
       {at::randn({2, 3, 1}, at::kBFloat16), at::randn({2, 1, 4}, at::kBFloat16)},    // bf16
       {at::randn({2, 3, 1}), at::randn({2, 1, 8}).slice(2, 0, 8, 2)},                // strided rows
       {at::randn({0, 3, 1}), at::randn({0, 1, 4})},                                  // empty
+      {at::randn({2, 4096, 1}), at::randn({2, 1, 4097})},                            // over 2^24 outputs
   };
   for (const auto& [a, m] : cases) {
     expect_declined("bmm", "bmm_cpp_0", [&] { return at::bmm(a, m); });
@@ -67,17 +69,17 @@ TEST_F(BuiltinKernels, BmmDeclinesOutsideTheOuterProduct) {
 }
 
 TEST_F(BuiltinKernels, SoftmaxLastDimMatchesAten) {
-  // The cond takes 16384 elements or more; odd widths exercise the partial-vector tails.
+  // The cond takes 65536 elements or more; odd widths exercise the partial-vector tails.
   for (const int64_t width : {1, 7, 16, 17, 100, 1000, 4096, 32000, 70000}) {
-    const int64_t rows = (16384 + width - 1) / width;
+    const int64_t rows = (65536 + width - 1) / width;
     for (const int64_t extra_rows : {0, 5}) {
       const at::Tensor x = at::randn({rows + extra_rows, width}) * 10;
       expect_routed_close("_softmax", "_softmax_cpp_0", [&] { return at::_softmax(x, -1, false); });
     }
   }
-  const at::Tensor x3 = at::randn({16, 32, 33});
+  const at::Tensor x3 = at::randn({64, 32, 33});
   expect_routed_close("_softmax", "_softmax_cpp_0", [&] { return at::_softmax(x3, 2, false); });
-  const at::Tensor x1 = at::randn({20000});
+  const at::Tensor x1 = at::randn({70000});
   expect_routed_close("_softmax", "_softmax_cpp_0", [&] { return at::_softmax(x1, 0, false); });
 }
 
@@ -90,15 +92,15 @@ TEST_F(BuiltinKernels, SoftmaxHandlesExtremeValuesLikeAten) {
       1e30f, -1e30f, 88.0f, -88.0f, 0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f,
       NAN, 0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f,
       inf, 0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f,
-  }).view({5, 17}).repeat({200, 1});
+  }).view({5, 17}).repeat({800, 1});
   expect_routed_close("_softmax", "_softmax_cpp_0", [&] { return at::_softmax(x, -1, false); });
 }
 
 TEST_F(BuiltinKernels, SoftmaxDeclinesOutsideItsDomain) {
-  const at::Tensor x = at::randn({128, 256});
-  const at::Tensor x64 = at::randn({128, 256}, at::kDouble);
-  const at::Tensor transposed = at::randn({256, 128}).t();
-  const at::Tensor small = at::randn({64, 128});  // where aten is as fast
+  const at::Tensor x = at::randn({256, 256});
+  const at::Tensor x64 = at::randn({256, 256}, at::kDouble);
+  const at::Tensor transposed = at::randn({256, 256}).t();
+  const at::Tensor small = at::randn({16, 1024});  // where aten is as fast
   const at::Tensor empty = at::randn({0, 4});
   expect_declined("_softmax", "_softmax_cpp_0", [&] { return at::_softmax(x, 0, false); });
   expect_declined("_softmax", "_softmax_cpp_0", [&] { return at::_softmax(x64, -1, false); });
