@@ -1,10 +1,8 @@
 // native-ops: see and steer the overrides native-ops routes.
-// Exit codes: 0 success, 1 a native-ops error (message on stderr), 2 bad command line.
+// Exit codes: 0 success, 1 an error (message on stderr), 2 bad command line.
 #include <iostream>
 
 #include "commands.h"
-#include "native_ops/error.h"
-#include "native_ops/registry.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"native-ops: PyTorch kernel overrides, routed natively"};
@@ -14,7 +12,7 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
-  } catch (const native_ops::Error& e) {
+  } catch (const std::exception& e) {  // native_ops::Error, or an error from libtorch
     std::cerr << "native-ops: " << e.what() << "\n";
     return 1;
   }

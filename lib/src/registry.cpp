@@ -38,7 +38,7 @@ struct GraphEntry {
   std::unique_ptr<torch::Library> library;        // set while the router is installed
   std::vector<std::unique_ptr<const RouteList>> published;  // kept: calls may still read them
 
-  const std::vector<const Node*> routing_order() const {
+  std::vector<const Node*> routing_order() const {
     if (order) {
       return *order;
     }
@@ -361,8 +361,12 @@ OrderingReport apply_ordering(Apply apply) {
     }
   }
   std::lock_guard<std::mutex> lock(r.mutex);
+  const auto still_registered = [&](const GraphEntry* graph) {
+    return std::any_of(r.graphs.begin(), r.graphs.end(), [&](const auto& entry) { return entry.get() == graph; });
+  };
   for (size_t i = 0; i < graphs.size(); ++i) {
-    if (!valid[i] || graphs[i]->order == orders[i]) continue;
+    // A registration that failed meanwhile may have removed the graph it had just added.
+    if (!valid[i] || !still_registered(graphs[i]) || graphs[i]->order == orders[i]) continue;
     graphs[i]->order = std::move(orders[i]);
     ++report.graphs_changed;
     update_dispatcher(r, *graphs[i], apply);
