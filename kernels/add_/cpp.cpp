@@ -9,6 +9,7 @@
 #include "builtin.h"
 #include "cpu_dispatch.h"
 #include "native_ops/typed.h"
+#include "native_ops/verdict.h"
 
 namespace native_ops::kernels {
 
@@ -34,16 +35,21 @@ void scale_in_place(T factor, T* y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] *= factor;
 }
 
-bool flat_add_applies(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
+Verdict flat_add_applies(at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
   const auto dtype = self.scalar_type();
-  if (!(dtype == at::kFloat || dtype == at::kDouble) || other.scalar_type() != dtype ||
-      self.sizes() != other.sizes() || self.numel() == 0 || !self.is_contiguous() ||
-      !other.is_contiguous() || self.is_neg() || other.is_neg() || alpha.isComplex() ||
-      alpha.isBoolean() || self.device() != other.device()) {
-    return false;
-  }
+  if (dtype != at::kFloat && dtype != at::kDouble) return decline("dtype is not float32 or float64");
+  if (other.scalar_type() != dtype) return decline("dtypes differ");
+  if (self.sizes() != other.sizes()) return decline("shapes differ (broadcast)");
+  if (self.numel() == 0) return decline("empty input");
+  if (!self.is_contiguous() || !other.is_contiguous()) return decline("not contiguous");
+  if (self.is_neg() || other.is_neg()) return decline("a negative-bit view");
+  if (alpha.isComplex() || alpha.isBoolean()) return decline("alpha is complex or bool");
+  if (self.device() != other.device()) return decline("inputs on different devices");
   const at::MemOverlapStatus overlap = at::get_overlap_status(self, other);
-  return overlap == at::MemOverlapStatus::No || overlap == at::MemOverlapStatus::Full;
+  if (overlap != at::MemOverlapStatus::No && overlap != at::MemOverlapStatus::Full) {
+    return decline("self and other partly overlap");
+  }
+  return true;
 }
 
 template <class T>

@@ -9,6 +9,7 @@
 #include "builtin.h"
 #include "cpu_dispatch.h"
 #include "native_ops/typed.h"
+#include "native_ops/verdict.h"
 
 namespace native_ops::kernels {
 
@@ -55,13 +56,20 @@ inline void outer_rows_any(const OuterProduct& p, const double* a, const double*
 // fast (bench/kernels_bench on the H200 host: (64,1024,1)x(64,1,1024), 64M outputs, 0.92x).
 constexpr int64_t kMaxOutputs = int64_t{1} << 24;
 
-bool outer_product_applies(const at::Tensor& self, const at::Tensor& mat2) {
+Verdict outer_product_applies(const at::Tensor& self, const at::Tensor& mat2) {
   const auto dtype = self.scalar_type();
-  return self.dim() == 3 && mat2.dim() == 3 && self.size(2) == 1 && mat2.size(1) == 1 &&
-         self.size(0) == mat2.size(0) && dtype == mat2.scalar_type() &&
-         (dtype == at::kFloat || dtype == at::kDouble) && self.numel() > 0 && mat2.numel() > 0 &&
-         self.numel() * mat2.size(2) <= kMaxOutputs && (mat2.stride(2) == 1 || mat2.size(2) == 1) &&
-         !self.is_neg() && !mat2.is_neg() && self.device() == mat2.device();
+  if (self.dim() != 3 || mat2.dim() != 3 || self.size(0) != mat2.size(0) || self.size(2) != mat2.size(1)) {
+    return decline("not a valid bmm (aten reports the error)");
+  }
+  if (self.size(2) != 1) return decline("inner dimension is not 1");
+  if (dtype != mat2.scalar_type()) return decline("dtypes differ");
+  if (dtype != at::kFloat && dtype != at::kDouble) return decline("dtype is not float32 or float64");
+  if (self.numel() == 0 || mat2.numel() == 0) return decline("empty input");
+  if (self.numel() * mat2.size(2) > kMaxOutputs) return decline("more than 2^24 outputs: aten is as fast");
+  if (mat2.stride(2) != 1 && mat2.size(2) != 1) return decline("mat2's rows are not unit-stride");
+  if (self.is_neg() || mat2.is_neg()) return decline("a negative-bit view");
+  if (self.device() != mat2.device()) return decline("inputs on different devices");
+  return true;
 }
 
 template <class T>

@@ -14,6 +14,7 @@
 #include "cpu_dispatch.h"
 #include "simd.h"
 #include "native_ops/typed.h"
+#include "native_ops/verdict.h"
 
 namespace native_ops::kernels {
 
@@ -68,10 +69,14 @@ NATIVE_OPS_CPU_CLONES void softmax_rows(const float* input, float* output, int64
 // H200 host: [16,1024] 0.89x, [64,128] 0.76x), so those calls stay with aten.
 constexpr int64_t kMinElements = 65536;
 
-bool softmax_applies(const at::Tensor& self, int64_t dim, bool half_to_float) {
-  return self.scalar_type() == at::kFloat && !half_to_float && self.dim() >= 1 &&
-         (dim == -1 || dim == self.dim() - 1) && self.numel() >= kMinElements && self.is_contiguous() &&
-         !self.is_neg();
+Verdict softmax_applies(const at::Tensor& self, int64_t dim, bool half_to_float) {
+  if (self.scalar_type() != at::kFloat) return decline("dtype is not float32");
+  if (half_to_float) return decline("half_to_float is set");
+  if (self.dim() == 0 || (dim != -1 && dim != self.dim() - 1)) return decline("not over the last dimension");
+  if (self.numel() < kMinElements) return decline("fewer than 65536 elements: aten is as fast");
+  if (!self.is_contiguous()) return decline("not contiguous");
+  if (self.is_neg()) return decline("a negative-bit view");
+  return true;
 }
 
 at::Tensor softmax_last_dim(const at::Tensor& self, int64_t /*dim*/, bool /*half_to_float*/) {

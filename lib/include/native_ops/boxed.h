@@ -8,6 +8,8 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
 
+#include "native_ops/verdict.h"
+
 namespace native_ops {
 
 /// A read-only view of a boxed call's arguments, in schema order, without copying.
@@ -34,8 +36,9 @@ class BoxedArgs {
   const c10::IValue* first_;
 };
 
-/// Decides whether a boxed override applies to a call. Must not change the arguments.
-using BoxedCond = std::function<bool(const BoxedArgs& args)>;
+/// Decides whether a boxed override applies to a call (a bool, or a Verdict with the
+/// reason it declines). Must not change the arguments.
+using BoxedCond = std::function<Verdict(const BoxedArgs& args)>;
 
 /// Runs a boxed override: pops the call's arguments off `stack` and pushes its results,
 /// like a boxed kernel of the dispatcher.

@@ -8,3 +8,4 @@
 #include "native_ops/log.h"
 #include "native_ops/registry.h"
 #include "native_ops/typed.h"
+#include "native_ops/verdict.h"

@@ -83,6 +83,8 @@ struct NodeInfo {
   NodeState state = NodeState::active;
   std::string reason;           // why it is disabled, dropped or unavailable
   size_t registration_index = 0;
+  /// Who registered it: "built-in", the path of the plugin library that did, or "program".
+  std::string origin;
   uint64_t hits = 0;            // calls its impl ran for
   uint64_t cond_errors = 0;     // calls its cond threw on
 };
@@ -98,6 +100,37 @@ struct GraphInfo {
   /// Nodes in routing order (the order in force), then the nodes it leaves out.
   std::vector<NodeInfo> nodes;
 };
+
+/// What one node's cond made of a call, in explain().
+struct CondCheck {
+  NodeInfo node;
+  bool evaluated = false;  // false: the node is not active (node.state and node.reason say why)
+  bool accepted = false;
+  bool fires = false;      // the first active node that accepts: its impl would run
+  std::string reason;      // why the cond declined (as it said), or the error it threw
+};
+
+/// What the router would do with a call: every node's cond, in routing order.
+struct Explanation {
+  std::string lib_symbol;
+  std::string op_symbol;
+  std::string schema;  // the op's schema, arguments named
+  c10::DispatchKey key = c10::DispatchKey::Undefined;
+  bool router_installed = false;
+  std::vector<CondCheck> checks;
+  /// The node whose impl runs; nullopt when the original (aten) kernel runs.
+  std::optional<std::string> fires;
+};
+
+/// Says, for a call of aten::`op_symbol` with `arguments` reaching `key`, what each
+/// node's cond decides and which node fires. Runs conds, never impls. Missing trailing
+/// arguments take the schema's defaults. Throws native_ops::Error for an unknown op (with
+/// close names) or arguments that do not fit the schema (with the schema).
+Explanation explain(std::string_view op_symbol, c10::DispatchKey key, torch::jit::Stack arguments);
+
+/// The backend key a call with these arguments reaches: that of its first tensor's
+/// device (CPU when there is no tensor).
+c10::DispatchKey dispatch_key_of(const torch::jit::Stack& arguments);
 
 /// Every graph, in the order the graphs were first registered.
 std::vector<GraphInfo> graphs();

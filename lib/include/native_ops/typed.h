@@ -7,6 +7,8 @@
 //       [](const at::Tensor& a, const at::Tensor& b) { return a.size(2) == 1; },
 //       [](const at::Tensor& a, const at::Tensor& b) { return outer_product(a, b); });
 //
+// A cond returns a bool, or a native_ops::Verdict that says why it declines (verdict.h).
+//
 // The argument types are those of `at::_ops::<op>::schema` (SymInt where the schema has
 // SymInt). A graph is typed or boxed for good: the first registration decides.
 
@@ -27,7 +29,7 @@ struct TypedSignature;
 
 template <class Ret, class... Args>
 struct TypedSignature<Ret(Args...)> {
-  using Cond = std::function<bool(Args...)>;
+  using Cond = std::function<Verdict(Args...)>;
   using Impl = std::function<Ret(Args...)>;
 
   static torch::CppFunction router_kernel(const RouterState* router) {

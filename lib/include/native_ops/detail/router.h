@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <ATen/core/boxing/KernelFunction.h>
+#include <ATen/core/boxing/impl/make_boxed_from_unboxed_functor.h>
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/macros/Macros.h>
 
@@ -23,6 +24,9 @@ namespace native_ops::detail {
 /// The cond and impl of one node, in the calling convention of its graph.
 struct Callables {
   virtual ~Callables() = default;
+  /// Runs the cond on a call's arguments, boxed (`arguments`: exactly the schema's, in
+  /// order). For tools (explain): the router calls conds unboxed.
+  virtual Verdict check(const c10::FunctionSchema& schema, torch::jit::Stack arguments) const = 0;
 };
 
 template <class Sig>
@@ -30,14 +34,33 @@ struct TypedCallables;
 
 template <class Ret, class... Args>
 struct TypedCallables<Ret(Args...)> final : Callables {
-  std::function<bool(Args...)> cond;  // empty for an unconditional node
+  std::function<Verdict(Args...)> cond;  // empty for an unconditional node
   std::function<Ret(Args...)> impl;
+
+  Verdict check(const c10::FunctionSchema&, torch::jit::Stack arguments) const override {
+    return check_unboxed(arguments, std::index_sequence_for<Args...>{});
+  }
+
+ private:
+  template <size_t... I>
+  Verdict check_unboxed(torch::jit::Stack& arguments, std::index_sequence<I...>) const {
+    if (!cond) {
+      return true;
+    }
+    // Unboxed the way the dispatcher unboxes a kernel's arguments.
+    return cond(c10::impl::ivalue_to_arg<typename c10::impl::decay_if_not_tensor<Args>::type, false>::call(
+        torch::jit::peek(arguments, I, sizeof...(Args)))...);
+  }
 };
 
 /// The cond and impl of a node of a boxed graph.
 struct BoxedCallables final : Callables {
   BoxedCond cond;  // empty for an unconditional node
   BoxedImpl impl;
+
+  Verdict check(const c10::FunctionSchema& schema, torch::jit::Stack arguments) const override {
+    return cond ? cond(BoxedArgs(schema, arguments)) : Verdict(true);
+  }
 };
 
 /// One registered override. Identity and callables never change after registration;
@@ -52,6 +75,7 @@ struct Node {
   mutable std::atomic<uint64_t> cond_errors{0};
   mutable std::atomic<bool> cond_error_logged{false};
 
+  std::string origin;              // "built-in", a plugin's path, or "program"
   std::string disabled_by;         // non-empty: switched off by this filter
   std::string unavailable_reason;  // non-empty: can never run in this process
 };
@@ -85,7 +109,7 @@ inline bool accepts(const Cond& cond, const Node& node, Args&&... args) {
     return true;  // unconditional
   }
   try {
-    return cond(std::forward<Args>(args)...);
+    return cond(std::forward<Args>(args)...).accepted();
   } catch (...) {
     return cond_failed(node);
   }
