@@ -1,11 +1,34 @@
 #pragma once
-// One subcommand per source file: each adds itself to the CLI11 app.
+// The subcommands of native-ops, one source file each; main.cpp wires them up.
+
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
 namespace native_ops::cli {
 
-/// `native-ops list`: every (op, key) graph and its nodes.
-void add_list_command(CLI::App& app);
+/// Options every subcommand sees, set by main.cpp before a subcommand's callback runs.
+struct GlobalOptions {
+  bool json = false;               // --json: print the documented JSON document
+  std::string color = "auto";      // --color auto|always|never
+  std::vector<std::string> loads;  // --load LIB, repeatable
+  std::string log_level;           // --log-level, overrides NATIVE_OPS_LOG
+
+  /// Whether to print ANSI colours: --color always, or auto on a terminal without NO_COLOR.
+  bool use_color() const;
+  /// Loads plugins, sets the log level and calls native_ops::init().
+  void start() const;
+};
+
+/// Exit codes, documented in native-ops(1).
+enum ExitCode { kOk = 0, kError = 1, kUsage = 2 };
+
+void add_list_command(CLI::App& app, const GlobalOptions& options);
+void add_dsls_command(CLI::App& app, const GlobalOptions& options);
+void add_explain_command(CLI::App& app, const GlobalOptions& options);
+
+/// `text` in the colour that goes with a node state ("active", "disabled", ...), if asked.
+std::string paint(const std::string& text, const std::string& state, bool color);
 
 }  // namespace native_ops::cli

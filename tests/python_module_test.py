@@ -24,6 +24,7 @@ def main():
     torch.ops.load_library(sys.argv[1])
     report = status()
     assert report["initialized"] and not report["disabled"], report
+    assert report["version"] == 1, report
     graph, bmm = node(report, "bmm_cpp_0")
     assert graph["router_installed"], graph
     assert bmm["hits"] == 0, bmm

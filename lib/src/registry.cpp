@@ -13,9 +13,11 @@
 #include "builtin.h"
 #include "env.h"
 #include "names.h"
+#include "origin.h"
 #include "native_ops/detail/registration.h"
 #include "native_ops/dsl.h"
 #include "native_ops/log.h"
+#include "native_ops/plugin.h"
 #include "router.h"
 
 namespace native_ops {
@@ -71,9 +73,6 @@ Registry& registry() {
   return *instance;
 }
 
-// Who registers the nodes registered on this thread now (NodeInfo::origin).
-thread_local const char* registering_origin = "program";
-
 // The built-in overrides come first in every graph, whoever touches the registry first.
 void ensure_builtins() {
   static std::once_flag once;
@@ -81,16 +80,14 @@ void ensure_builtins() {
   if (registering) return;
   std::call_once(once, [] {
     registering = true;
-    registering_origin = "built-in";
     try {
+      OriginScope origin("built-in");
       kernels::register_builtin_overrides();
     } catch (...) {
       registering = false;
-      registering_origin = "program";
       throw;
     }
     registering = false;
-    registering_origin = "program";
   });
 }
 
@@ -177,8 +174,7 @@ const Dsl& require_dsl(std::string_view name) {
 
 std::string unknown_op_message(std::string_view lib_symbol, const OpSymbol& symbol) {
   return "unknown op " + std::string(lib_symbol) + "::" + symbol.str() + "." +
-         did_you_mean(symbol.str(), dispatcher_op_symbols(lib_symbol)) +
-         " If the op comes with a later libtorch, set Options::since_torch to the release that added it";
+         did_you_mean(symbol.str(), dispatcher_op_symbols(lib_symbol));
 }
 
 // Makes a new graph for a registration, or throws why the op cannot have one.
@@ -193,7 +189,8 @@ std::unique_ptr<GraphEntry> make_graph(const NodeRequest& request, const OpSymbo
   graph->op = c10::Dispatcher::singleton().findSchema({graph->lib_symbol + "::" + symbol.name, symbol.overload});
   if (!graph->op) {
     if (request.options.since_torch.empty() || !torch_older_than(request.options.since_torch)) {
-      throw Error(unknown_op_message(request.lib_symbol, symbol));
+      throw Error(unknown_op_message(request.lib_symbol, symbol) +
+                  " If the op comes with a later libtorch, set Options::since_torch to the release that added it");
     }
   } else if (graph->op->hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd)) {
     throw Error(graph->qualified_name +
@@ -434,7 +431,7 @@ std::string register_node(NodeRequest request) {
   node->dsl = std::string(request.dsl);
   node->slot = static_cast<uint32_t>(graph->nodes.size() + 1);
   node->unconditional = request.options.unconditional_override;
-  node->origin = registering_origin;
+  node->origin = registering_origin();
   node->callables = std::move(request.callables);
   node->unavailable_reason = unavailable_reason(*graph, dsl, request);
   if (!node->unavailable_reason.empty()) {
@@ -452,6 +449,33 @@ std::string register_node(NodeRequest request) {
   }
   ++r.next_id[id_stem];
   return id;
+}
+
+namespace {
+thread_local std::string origin_of_this_thread = "program";
+}  // namespace
+
+const std::string& registering_origin() { return origin_of_this_thread; }
+
+OriginScope::OriginScope(std::string origin) : previous_(std::move(origin_of_this_thread)) {
+  origin_of_this_thread = std::move(origin);
+}
+
+OriginScope::~OriginScope() { origin_of_this_thread = std::move(previous_); }
+
+void make_origin_unavailable(const std::string& origin, const std::string& reason) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  for (auto& graph : r.graphs) {
+    bool changed = false;
+    for (auto& node : graph->nodes) {
+      if (node->origin == origin) {
+        node->unavailable_reason = reason;
+        changed = true;
+      }
+    }
+    if (changed) update_dispatcher(r, *graph, Apply::now);
+  }
 }
 
 }  // namespace detail
@@ -588,6 +612,27 @@ void sync_routers() {
   for (auto& graph : r.graphs) detail::update_dispatcher(r, *graph, Apply::now);
 }
 
+namespace {
+
+// NATIVE_OPS_PLUGINS: a ':'-separated list of plugin libraries, loaded by init().
+void load_plugins_from_env() {
+  const std::string list = env::get("NATIVE_OPS_PLUGINS").value_or("");
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t end = std::min(list.find(':', start), list.size());
+    if (end > start) {
+      try {
+        load_plugin(list.substr(start, end - start));
+      } catch (const Error& e) {
+        throw Error(std::string("NATIVE_OPS_PLUGINS: ") + e.what());
+      }
+    }
+    start = end + 1;
+  }
+}
+
+}  // namespace
+
 void init() {
   static std::mutex init_mutex;
   std::lock_guard<std::mutex> init_lock(init_mutex);
@@ -601,6 +646,9 @@ void init() {
   const bool disabled = env::flag("NATIVE_OPS_DISABLE") || env::flag("TORCH_DISABLE_NATIVE_JIT");
   log::set_level(level);
   detail::ensure_builtins();
+  if (!disabled) {
+    load_plugins_from_env();
+  }
   if (!disabled) {
     detail::apply_ordering(Apply::nodes_only);  // not initialised yet: orders nodes only
   }

@@ -1,0 +1,34 @@
+#pragma once
+// Plugins: shared libraries that register overrides when native-ops loads them
+// (`native-ops --load LIB`, NATIVE_OPS_PLUGINS, or native_ops::load_plugin).
+//
+// A plugin defines its entry points with one macro:
+//
+//   void register_my_overrides() {
+//     native_ops::register_op_override<at::_ops::bmm>("cpp", c10::DispatchKey::CPU, cond, impl);
+//   }
+//   NATIVE_OPS_PLUGIN(register_my_overrides)
+//
+// Its nodes are listed with the library's path as their origin.
+
+#include <string>
+
+/// Bumped whenever what a plugin may assume of native-ops changes incompatibly.
+#define NATIVE_OPS_PLUGIN_ABI 1
+
+#define NATIVE_OPS_PLUGIN(register_function)                                   \
+  extern "C" __attribute__((visibility("default"))) int native_ops_plugin_abi() { \
+    return NATIVE_OPS_PLUGIN_ABI;                                                \
+  }                                                                              \
+  extern "C" __attribute__((visibility("default"))) void native_ops_plugin_register() { register_function(); }
+
+namespace native_ops {
+
+/// Loads the plugin at `path` and runs its registration, once per path. Throws
+/// native_ops::Error when the file is missing, cannot be loaded, is not a native-ops
+/// plugin, or was built for another plugin ABI. If its registration throws, the nodes it
+/// had registered are kept but unavailable (the reason names the error), and the error
+/// propagates.
+void load_plugin(const std::string& path);
+
+}  // namespace native_ops

@@ -1,0 +1,25 @@
+#pragma once
+// The JSON documents native-ops hands to machines: `native-ops ... --json` prints them and
+// torch.ops.native_ops.status() returns the first. Each carries "version": 1; man/ and
+// the README document the fields.
+
+#include <string>
+#include <vector>
+
+#include "native_ops/registry.h"
+
+namespace native_ops {
+
+/// {"version":1,"initialized":bool,"disabled":bool,"graphs":[{"op","op_symbol","key","typed","router_installed",
+///   "fallthroughs","nodes":[{"position","id","dsl","unconditional","state","reason","origin",
+///   "hits","cond_errors"}]}]}
+std::string graphs_json(const std::vector<GraphInfo>& graphs);
+
+/// {"version":1,"dsls":[{"name","available","version","reason"}]}
+std::string dsls_json();
+
+/// {"version":1,"op","key","schema","router_installed","fires":id|null,
+///   "nodes":[{"position","id","dsl","state","evaluated","accepted","fires","reason"}]}
+std::string explanation_json(const Explanation& explanation);
+
+}  // namespace native_ops

@@ -1,0 +1,55 @@
+#include <dlfcn.h>
+
+#include <filesystem>
+#include <mutex>
+#include <set>
+
+#include "native_ops/error.h"
+#include "native_ops/log.h"
+#include "native_ops/plugin.h"
+#include "origin.h"
+
+namespace native_ops {
+
+void load_plugin(const std::string& path) {
+  static std::mutex mutex;
+  static std::set<std::string> loaded;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::error_code error;
+  const std::string canonical = std::filesystem::canonical(path, error).string();
+  if (error) {
+    throw Error("plugin " + path + ": no such file; give the path of a shared library built with NATIVE_OPS_PLUGIN");
+  }
+  if (loaded.count(canonical)) return;
+
+  // RTLD_LOCAL: a plugin's own symbols cannot interpose on another's.
+  void* handle = dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    throw Error("plugin " + path + " cannot be loaded: " + dlerror());
+  }
+  const auto abi = reinterpret_cast<int (*)()>(dlsym(handle, "native_ops_plugin_abi"));
+  const auto register_overrides = reinterpret_cast<void (*)()>(dlsym(handle, "native_ops_plugin_register"));
+  if (abi == nullptr || register_overrides == nullptr) {
+    dlclose(handle);
+    throw Error("plugin " + path +
+                " is not a native-ops plugin: it defines no NATIVE_OPS_PLUGIN entry points (see native_ops/plugin.h)");
+  }
+  if (abi() != NATIVE_OPS_PLUGIN_ABI) {
+    const int wanted = abi();
+    dlclose(handle);
+    throw Error("plugin " + path + " was built for plugin ABI " + std::to_string(wanted) + ", this native-ops has " +
+                std::to_string(NATIVE_OPS_PLUGIN_ABI) + ": rebuild it against this native-ops");
+  }
+  // From here the library stays loaded: its conds and impls are referenced by nodes.
+  loaded.insert(canonical);
+  detail::OriginScope origin(canonical);
+  try {
+    register_overrides();
+  } catch (const std::exception& e) {
+    detail::make_origin_unavailable(canonical, std::string("its plugin failed to register: ") + e.what());
+    throw Error("plugin " + path + " failed to register its overrides: " + e.what());
+  }
+  log::info("plugin loaded: " + canonical);
+}
+
+}  // namespace native_ops
