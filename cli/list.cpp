@@ -57,7 +57,7 @@ void print_table(const std::vector<GraphInfo>& graphs, bool color) {
       const std::string state(to_string(node.state));
       std::cout << "  " << std::setw(2) << position++ << "  " << std::left << std::setw(24) << node.id
                 << std::setw(8) << node.dsl << std::setw(14) << (node.unconditional ? "unconditional" : "cond")
-                << std::setw(10) << node.hits << std::setw(12) << node.origin << std::right
+                << std::setw(10) << node.hits << std::setw(11) << node.origin << " " << std::right
                 << paint(state, state, color);
       if (!node.reason.empty()) std::cout << ": " << node.reason;
       std::cout << "\n";
