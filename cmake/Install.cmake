@@ -17,3 +17,5 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/NativeOpsConfigVers
   COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/NativeOpsConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/NativeOpsConfigVersion.cmake
   DESTINATION ${native_ops_cmake_dir})
+
+install(FILES man/native-ops.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)

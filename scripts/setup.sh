@@ -34,6 +34,13 @@ ensure_debian_packages() {
   has_header spdlog/spdlog.h || missing+=(libspdlog-dev)
   has_header gtest/gtest.h || missing+=(libgtest-dev)
   has_header benchmark/benchmark.h || missing+=(libbenchmark-dev)
+  if ! command -v groff >/dev/null && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    # Optional: the man-page lint test skips without it.
+    say "installing groff-base (for the man-page lint test)"
+    { apt-get install -y -qq groff-base >/dev/null 2>&1 ||
+      { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq groff-base >/dev/null 2>&1; }; } ||
+      say "groff-base could not be installed: the man-page lint test will be skipped"
+  fi
   if [ ${#missing[@]} -eq 0 ]; then
     say "build tools and libraries: present"
     return
