@@ -5,6 +5,8 @@
 
 #include "native_ops/dsl.h"
 #include "native_ops/dsls/cpp.h"
+#include "native_ops/dsls/cuda.h"
+#include "native_ops/dsls/triton.h"
 #include "native_ops/error.h"
 
 namespace native_ops {
@@ -14,6 +16,8 @@ namespace {
 using DslFactory = std::unique_ptr<Dsl> (*)();
 constexpr DslFactory kBuiltinDsls[] = {
     &builtin_dsls::make_cpp_dsl,
+    &builtin_dsls::make_cuda_dsl,
+    &builtin_dsls::make_triton_dsl,
 };
 
 struct DslRegistry {
