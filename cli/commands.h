@@ -14,10 +14,11 @@ struct GlobalOptions {
   std::string color = "auto";      // --color auto|always|never
   std::vector<std::string> loads;  // --load LIB, repeatable
   std::string log_level;           // --log-level, overrides NATIVE_OPS_LOG
+  std::string policy;              // --policy FILE, applied after init
 
   /// Whether to print ANSI colours: --color always, or auto on a terminal without NO_COLOR.
   bool use_color() const;
-  /// Loads plugins, sets the log level and calls native_ops::init().
+  /// Loads plugins, calls native_ops::init(), sets the log level and applies --policy.
   void start() const;
 };
 
@@ -27,6 +28,7 @@ enum ExitCode { kOk = 0, kError = 1, kUsage = 2 };
 void add_list_command(CLI::App& app, const GlobalOptions& options);
 void add_dsls_command(CLI::App& app, const GlobalOptions& options);
 void add_explain_command(CLI::App& app, const GlobalOptions& options);
+void add_reorder_command(CLI::App& app, const GlobalOptions& options);
 
 /// `text` in the colour that goes with a node state ("active", "disabled", ...), if asked.
 std::string paint(const std::string& text, const std::string& state, bool color);

@@ -7,6 +7,7 @@
 #include "commands.h"
 #include "native_ops/log.h"
 #include "native_ops/plugin.h"
+#include "native_ops/policy.h"
 #include "native_ops/registry.h"
 
 namespace native_ops::cli {
@@ -22,6 +23,7 @@ void GlobalOptions::start() const {
   for (const std::string& path : loads) load_plugin(path);
   native_ops::init();
   if (!log_level.empty()) log::set_level(*log::parse_level(log_level));
+  if (!policy.empty()) apply_policy(load_policy(policy));
 }
 
 std::string paint(const std::string& text, const std::string& state, bool color) {
@@ -42,11 +44,13 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "always", "never"}));
   app.add_option("--load", options.loads, "Load a plugin library (repeatable); NATIVE_OPS_PLUGINS adds more")
       ->check(CLI::ExistingFile);
+  app.add_option("--policy", options.policy, "Apply this ordering policy (JSON, native-ops-policy(5)) first");
   app.add_option("--log-level", options.log_level, "Log level of native_dsl: trace, debug, info, warn, error, off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
   add_list_command(app, options);
   add_dsls_command(app, options);
   add_explain_command(app, options);
+  add_reorder_command(app, options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -60,7 +60,9 @@ std::vector<std::string> closest(std::string_view wanted, const std::vector<std:
   const size_t limit = std::max<size_t>(2, wanted.size() / 3);
   std::vector<std::pair<size_t, std::string>> scored;
   for (const std::string& candidate : candidates) {
-    const size_t distance = edit_distance(wanted, candidate);
+    // A truncated name ("dsl_prio") is as plausible a typo as one wrong letter.
+    const bool truncated = wanted.size() >= 3 && candidate.rfind(wanted, 0) == 0;
+    const size_t distance = truncated ? 1 : edit_distance(wanted, candidate);
     if (distance <= limit) {
       scored.emplace_back(distance, candidate);
     }

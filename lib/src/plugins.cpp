@@ -52,4 +52,22 @@ void load_plugin(const std::string& path) {
   log::info("plugin loaded: " + canonical);
 }
 
+OrderingFn load_ordering_function(const std::string& library_and_symbol) {
+  const size_t colon = library_and_symbol.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == library_and_symbol.size()) {
+    throw Error("'" + library_and_symbol + "' is not LIB.so:symbol");
+  }
+  const std::string library = library_and_symbol.substr(0, colon);
+  const std::string symbol = library_and_symbol.substr(colon + 1);
+  void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) throw Error("cannot load " + library + ": " + dlerror());
+  const auto function = reinterpret_cast<OrderingFunctionPointer>(dlsym(handle, symbol.c_str()));
+  if (function == nullptr) {
+    dlclose(handle);
+    throw Error(library + " defines no symbol " + symbol + ": export the ordering function as extern \"C\"");
+  }
+  // The library stays loaded: the ordering function lives in it.
+  return function;
+}
+
 }  // namespace native_ops

@@ -18,6 +18,7 @@
 #include "native_ops/dsl.h"
 #include "native_ops/log.h"
 #include "native_ops/plugin.h"
+#include "native_ops/policy.h"
 #include "router.h"
 
 namespace native_ops {
@@ -231,7 +232,7 @@ NodeInfo info_of(const GraphEntry& graph, const Node& node) {
     info.reason = node.disabled_by;
   } else if (graph.order && std::find(graph.order->begin(), graph.order->end(), &node) == graph.order->end()) {
     info.state = NodeState::dropped;
-    info.reason = "left out by the ordering function";
+    info.reason = node.dropped_by;
   }
   info.hits = graph.router ? counter_total(graph.router->index, node.slot) : 0;
   info.cond_errors = node.cond_errors.load(std::memory_order_relaxed);
@@ -371,6 +372,7 @@ OrderingReport apply_ordering(Apply apply) {
   for (size_t i = 0; i < graphs.size(); ++i) {
     // A registration that failed meanwhile may have removed the graph it had just added.
     if (!valid[i] || !still_registered(graphs[i]) || graphs[i]->order == orders[i]) continue;
+    for (const auto& node : graphs[i]->nodes) node->dropped_by = "left out by the ordering function";
     graphs[i]->order = std::move(orders[i]);
     ++report.graphs_changed;
     update_dispatcher(r, *graphs[i], apply);
@@ -606,6 +608,56 @@ OrderingReport reset_order(Apply apply) {
   return detail::apply_ordering(apply);
 }
 
+size_t set_graph_orders(const std::vector<GraphOrder>& orders, Apply apply) {
+  detail::ensure_builtins();
+  detail::Registry& r = detail::registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  const auto node_of = [](detail::GraphEntry& graph, const std::string& id) -> detail::Node* {
+    for (auto& node : graph.nodes) {
+      if (node->id == id) return node.get();
+    }
+    throw Error("node " + id + " is not in " + graph.label());
+  };
+  // Check everything and build every new order before changing anything.
+  struct Planned {
+    detail::GraphEntry* graph;
+    std::vector<const detail::Node*> order;
+    std::vector<std::pair<detail::Node*, std::string>> dropped;
+  };
+  std::vector<Planned> planned;
+  for (const GraphOrder& wanted : orders) {
+    detail::GraphEntry* graph =
+        detail::find_graph(r, "aten", detail::parse_op_symbol(wanted.op_symbol).str(), wanted.key);
+    if (graph == nullptr) {
+      throw Error("no graph aten::" + wanted.op_symbol + " @ " + c10::toString(wanted.key));
+    }
+    Planned plan{graph, {}, {}};
+    std::set<const detail::Node*> seen;
+    for (const std::string& id : wanted.order) {
+      const detail::Node* node = node_of(*graph, id);
+      if (!seen.insert(node).second) throw Error("node " + id + " is twice in the order of " + graph->label());
+      plan.order.push_back(node);
+    }
+    for (const auto& [id, why] : wanted.dropped) plan.dropped.emplace_back(node_of(*graph, id), why);
+    planned.push_back(std::move(plan));
+  }
+  r.ordering = nullptr;
+  size_t changed = 0;
+  for (auto& graph : r.graphs) {
+    std::optional<std::vector<const detail::Node*>> order;
+    for (Planned& plan : planned) {
+      if (plan.graph != graph.get()) continue;
+      order = plan.order;
+      for (auto& [node, why] : plan.dropped) node->dropped_by = why;
+    }
+    if (graph->order == order) continue;
+    graph->order = std::move(order);
+    ++changed;
+    detail::update_dispatcher(r, *graph, apply);
+  }
+  return changed;
+}
+
 void sync_routers() {
   detail::Registry& r = detail::registry();
   std::lock_guard<std::mutex> lock(r.mutex);
@@ -644,13 +696,33 @@ void init() {
   // Read every variable before changing anything: a bad value leaves nothing installed.
   const log::Level level = log::level_from_env();
   const bool disabled = env::flag("NATIVE_OPS_DISABLE") || env::flag("TORCH_DISABLE_NATIVE_JIT");
+  const std::string policy_path = env::get("NATIVE_OPS_ORDER_POLICY").value_or("");
+  const std::string order_fn = env::get("NATIVE_OPS_ORDER_FN").value_or("");
+  if (!policy_path.empty() && !order_fn.empty()) {
+    throw Error("NATIVE_OPS_ORDER_POLICY and NATIVE_OPS_ORDER_FN are both set: a policy is the declarative form "
+                "of an ordering function, so set one of them");
+  }
   log::set_level(level);
   detail::ensure_builtins();
   if (!disabled) {
     load_plugins_from_env();
-  }
-  if (!disabled) {
-    detail::apply_ordering(Apply::nodes_only);  // not initialised yet: orders nodes only
+    // Not initialised yet: these order nodes only; the routers come below.
+    if (!policy_path.empty()) {
+      try {
+        apply_policy(load_policy(policy_path), Apply::nodes_only);
+      } catch (const Error& e) {
+        throw Error(std::string("NATIVE_OPS_ORDER_POLICY: ") + e.what());
+      }
+    } else {
+      if (!order_fn.empty()) {
+        try {
+          set_ordering_function(load_ordering_function(order_fn));
+        } catch (const Error& e) {
+          throw Error("NATIVE_OPS_ORDER_FN='" + order_fn + "': " + e.what());
+        }
+      }
+      detail::apply_ordering(Apply::nodes_only);
+    }
   }
   std::lock_guard<std::mutex> lock(r.mutex);
   r.disabled = disabled;

@@ -69,4 +69,17 @@ std::string explanation_json(const Explanation& explanation) {
       .dump(2);
 }
 
+std::string policy_plan_json(const PolicyPlan& plan, const std::string& policy, bool applied) {
+  nlohmann::json changes = nlohmann::json::array();
+  for (const GraphChange& change : plan.changes) {
+    changes.push_back({{"graph", change.graph}, {"before", change.before}, {"after", change.after}});
+  }
+  return nlohmann::json{{"version", 1},
+                        {"policy", policy},
+                        {"applied", applied},
+                        {"warnings", plan.warnings},
+                        {"changes", std::move(changes)}}
+      .dump(2);
+}
+
 }  // namespace native_ops

@@ -13,6 +13,8 @@
 
 #include <string>
 
+#include "native_ops/registry.h"
+
 /// Bumped whenever what a plugin may assume of native-ops changes incompatibly.
 #define NATIVE_OPS_PLUGIN_ABI 1
 
@@ -23,6 +25,15 @@
   extern "C" __attribute__((visibility("default"))) void native_ops_plugin_register() { register_function(); }
 
 namespace native_ops {
+
+/// The type of an ordering function that a shared library exports for
+/// NATIVE_OPS_ORDER_FN=LIB.so:symbol: declare it extern "C" so that its name is `symbol`.
+using OrderingFunctionPointer = Graph (*)(const std::string& op_symbol, c10::DispatchKey key, const Graph& graph);
+
+/// Loads the ordering function `symbol` from the library `LIB.so` named by "LIB.so:symbol".
+/// Throws native_ops::Error when the text is malformed, the library cannot be loaded, or
+/// it has no such symbol.
+OrderingFn load_ordering_function(const std::string& library_and_symbol);
 
 /// Loads the plugin at `path` and runs its registration, once per path. Throws
 /// native_ops::Error when the file is missing, cannot be loaded, is not a native-ops

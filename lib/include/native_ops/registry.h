@@ -187,6 +187,20 @@ OrderingReport reregister_overrides(Apply apply = Apply::now);
 /// Clears the ordering function: every graph goes back to registration order.
 OrderingReport reset_order(Apply apply = Apply::now);
 
+/// The order of one graph, as a policy sets it.
+struct GraphOrder {
+  std::string op_symbol;
+  c10::DispatchKey key = c10::DispatchKey::Undefined;
+  std::vector<std::string> order;                          // node ids, in routing order
+  std::vector<std::pair<std::string, std::string>> dropped;  // (node id, why it is left out)
+};
+
+/// Sets the orders of many graphs at once, each starting from registration order; graphs
+/// not listed go back to registration order, and the ordering function is cleared.
+/// Everything is checked first (every graph and node must exist, no node twice): then
+/// every graph changes, or, on a native_ops::Error, none does. Returns how many changed.
+size_t set_graph_orders(const std::vector<GraphOrder>& orders, Apply apply = Apply::now);
+
 /// Brings the dispatcher in line with the graphs after Apply::nodes_only changes.
 void sync_routers();
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "native_ops/policy.h"
 #include "native_ops/registry.h"
 
 namespace native_ops {
@@ -21,5 +22,9 @@ std::string dsls_json();
 /// {"version":1,"op","key","schema","router_installed","fires":id|null,
 ///   "nodes":[{"position","id","dsl","state","evaluated","accepted","fires","reason"}]}
 std::string explanation_json(const Explanation& explanation);
+
+/// {"version":1,"policy","applied":bool,"warnings":[...],
+///   "changes":[{"graph","before":[node ids],"after":[node ids]}]}
+std::string policy_plan_json(const PolicyPlan& plan, const std::string& policy, bool applied);
 
 }  // namespace native_ops

@@ -77,6 +77,7 @@ struct Node {
 
   std::string origin;              // "built-in", a plugin's path, or "program"
   std::string disabled_by;         // non-empty: switched off by this filter
+  std::string dropped_by;          // why the order in force leaves it out, when it does
   std::string unavailable_reason;  // non-empty: can never run in this process
 };
 
