@@ -50,6 +50,10 @@ void print_table(const std::vector<GraphInfo>& graphs, bool color) {
               << (graph.typed ? "typed" : "boxed") << " router, "
               << (graph.router_installed ? "installed" : "not installed") << ", " << graph.fallthroughs
               << " fall-throughs)\n";
+    for (const std::string& overlap : graph.overlaps) {
+      std::cout << "  " << paint("overlap", "disabled", color) << ": another library's kernel is at this (op, key), "
+                << overlap << "\n";
+    }
     std::cout << "   #  " << std::left << std::setw(24) << "node id" << std::setw(8) << "dsl" << std::setw(14)
               << "applies" << std::setw(10) << "hits" << std::setw(12) << "origin" << "state" << std::right << "\n";
     size_t position = 0;

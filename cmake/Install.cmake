@@ -19,3 +19,4 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/NativeOpsConfig.cmake ${CMAKE_CURRENT_
   DESTINATION ${native_ops_cmake_dir})
 
 install(FILES man/native-ops.1 DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+install(FILES man/native-ops-policy.5 DESTINATION ${CMAKE_INSTALL_MANDIR}/man5)

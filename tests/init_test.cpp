@@ -94,6 +94,33 @@ TEST(Init, ABadValueFailsInitNamingTheVariableAndInstallsNothing) {
   EXPECT_TRUE(testing::graph("bmm").router_installed);
 }
 
+TEST(Init, ABadOrderingPolicyOrFunctionFailsInitAndInstallsNothing) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"NATIVE_OPS_ORDER_POLICY", "/no/such/policy.json"},
+      {"NATIVE_OPS_ORDER_FN", "libnothing.so"},
+      {"NATIVE_OPS_ORDER_FN", "/no/such/lib.so:order"},
+  };
+  for (const auto& [variable, value] : cases) {
+    setenv(variable, value, 1);
+    try {
+      init();
+      ADD_FAILURE() << variable << "=" << value << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(variable), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(is_initialized());
+    expect_nothing_installed();
+    unsetenv(variable);
+  }
+  setenv("NATIVE_OPS_ORDER_POLICY", "p.json", 1);
+  setenv("NATIVE_OPS_ORDER_FN", "lib.so:f", 1);
+  EXPECT_THROW(init(), Error) << "both set";
+  unsetenv("NATIVE_OPS_ORDER_POLICY");
+  unsetenv("NATIVE_OPS_ORDER_FN");
+  init();
+  EXPECT_TRUE(testing::graph("bmm").router_installed);
+}
+
 TEST(Init, TorchLogsTurnsOnDebugLogging) {
   setenv("TORCH_LOGS", "dynamo,+native_dsl", 1);
   init();

@@ -17,6 +17,8 @@ BoxedImpl original() {
   return [](const c10::OperatorHandle& op, torch::jit::Stack& stack) { call_original_boxed(op, stack); };
 }
 
+void other_vendor_hypot(const c10::OperatorHandle&, torch::jit::Stack*) {}
+
 std::string registration_error(const std::function<void()>& registration) {
   const size_t graphs_before = graphs().size();
   try {
@@ -202,6 +204,20 @@ TEST(Registration, BuiltinsAreRegisteredFirstAndInstalledByInit) {
   }
   init();  // a second call changes nothing
   EXPECT_TRUE(is_initialized());
+}
+
+TEST(Registration, AnotherLibrarysKernelAtTheSameKeyIsListedAsAnOverlap) {
+  register_test_dsls();
+  register_op_override("alpha", "aten", "hypot", DispatchKey::CPU, always(), original());
+  EXPECT_TRUE(testing::graph("hypot").overlaps.empty()) << "libtorch's own kernel is no overlap";
+  init();
+  EXPECT_TRUE(testing::graph("hypot").overlaps.empty()) << "native-ops' own router is no overlap";
+  // Another library overrides the same (op, key), as a second kernel pack would.
+  torch::Library other(torch::Library::IMPL, "aten", DispatchKey::CPU, "other_vendor.cpp", 7);
+  other.impl("hypot", torch::CppFunction::makeFromBoxedFunction<&other_vendor_hypot>());
+  const std::vector<std::string> overlaps = testing::graph("hypot").overlaps;
+  ASSERT_EQ(overlaps.size(), 1u);
+  EXPECT_EQ(overlaps[0], "registered at other_vendor.cpp:7");
 }
 
 }  // namespace

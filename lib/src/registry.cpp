@@ -247,6 +247,7 @@ GraphInfo info_of(const GraphEntry& graph) {
   info.typed = graph.typed;
   info.router_installed = graph.library != nullptr;
   info.fallthroughs = graph.router ? counter_total(graph.router->index, kFallthroughSlot) : 0;
+  if (graph.op) info.overlaps = foreign_kernels(*graph.op, graph.key);
   const std::vector<const Node*> order = graph.routing_order();
   for (const Node* node : order) info.nodes.push_back(info_of(graph, *node));
   for (const auto& node : graph.nodes) {

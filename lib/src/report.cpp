@@ -28,6 +28,7 @@ std::string graphs_json(const std::vector<GraphInfo>& graphs) {
                     {"typed", graph.typed},
                     {"router_installed", graph.router_installed},
                     {"fallthroughs", graph.fallthroughs},
+                    {"overlaps", graph.overlaps},
                     {"nodes", std::move(nodes)}});
   }
   return nlohmann::json{{"version", 1}, {"initialized", is_initialized()}, {"disabled", is_disabled()},

@@ -1,5 +1,7 @@
 #include "router.h"
 
+#include <sstream>
+
 #include <c10/util/Exception.h>
 
 #include "native_ops/error.h"
@@ -79,6 +81,23 @@ class BoxedRouterKernel final : public c10::OperatorKernel {
 c10::KernelFunction capture_original(const c10::OperatorHandle& op, c10::DispatchKey key) {
   const auto member = operator_def_member(OperatorDefTag{});
   return (op.*member)->op.lookup(c10::DispatchKeySet(key));
+}
+
+std::vector<std::string> foreign_kernels(const c10::OperatorHandle& op, c10::DispatchKey key) {
+  // dumpState() lists the kernels of each key newest first, one a line:
+  // "CPU: registered at FILE:LINE :: ..." and "CPU (inactive): registered at ...".
+  const std::string active = std::string(c10::toString(key)) + ": ";
+  const std::string inactive = std::string(c10::toString(key)) + " (inactive): ";
+  std::vector<std::string> kernels;
+  std::istringstream state(op.dumpState());
+  for (std::string line; std::getline(state, line);) {
+    const bool at_key = line.rfind(active, 0) == 0 || line.rfind(inactive, 0) == 0;
+    if (!at_key || line.find(__FILE__) != std::string::npos) continue;  // other keys, or a router of ours
+    const size_t from = line.find("registered at ");
+    kernels.push_back(line.substr(from, line.find(" :: ", from) - from));
+  }
+  if (!kernels.empty()) kernels.pop_back();  // the oldest: libtorch's own
+  return kernels;
 }
 
 torch::CppFunction boxed_router_kernel(const RouterState* router) {

@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <torch/library.h>
 
@@ -13,6 +14,11 @@ namespace native_ops::detail {
 /// The kernel the dispatcher runs now for (op, key): what a router installed now
 /// replaces. A copy: it keeps working after the router is installed.
 c10::KernelFunction capture_original(const c10::OperatorHandle& op, c10::DispatchKey key);
+
+/// The kernels registered at (op, key) by anyone but libtorch and native-ops, as the
+/// dispatcher describes them ("registered at FILE:LINE"): other libraries overriding the
+/// same (op, key). libtorch's own kernel is the oldest registration at the key.
+std::vector<std::string> foreign_kernels(const c10::OperatorHandle& op, c10::DispatchKey key);
 
 /// The dispatcher kernel of a boxed router.
 torch::CppFunction boxed_router_kernel(const RouterState* router);

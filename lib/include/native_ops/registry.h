@@ -97,6 +97,9 @@ struct GraphInfo {
   bool typed = false;             // routed by a typed (unboxed) router
   bool router_installed = false;  // a router sits in the dispatcher for it now
   uint64_t fallthroughs = 0;      // calls no active node accepted
+  /// Kernels other libraries registered at this (op, key), as the dispatcher describes
+  /// them ("registered at FILE:LINE"): they and native-ops override each other.
+  std::vector<std::string> overlaps;
   /// Nodes in routing order (the order in force), then the nodes it leaves out.
   std::vector<NodeInfo> nodes;
 };

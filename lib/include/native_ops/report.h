@@ -12,7 +12,7 @@
 namespace native_ops {
 
 /// {"version":1,"initialized":bool,"disabled":bool,"graphs":[{"op","op_symbol","key","typed","router_installed",
-///   "fallthroughs","nodes":[{"position","id","dsl","unconditional","state","reason","origin",
+///   "fallthroughs","overlaps":[...],"nodes":[{"position","id","dsl","unconditional","state","reason","origin",
 ///   "hits","cond_errors"}]}]}
 std::string graphs_json(const std::vector<GraphInfo>& graphs);
 
