@@ -39,16 +39,8 @@ void set_mode(const std::string& op_symbol, Mode mode) {
   accept_calls.store(mode == Mode::hit, std::memory_order_relaxed);
 }
 
-class BenchDsl final : public native_ops::Dsl {
- public:
-  std::string_view name() const override { return "bench"; }
-  bool runtime_available() const override { return true; }
-  std::string runtime_version() const override { return "1"; }
-  std::string unavailable_reason() const override { return ""; }
-};
-
 void register_overrides() {
-  native_ops::register_dsl(std::make_unique<BenchDsl>());
+  native_ops::register_dsl(native_ops::make_compiled_in_dsl("bench", "1"));
   native_ops::register_op_override<at::_ops::add_Tensor>(
       "bench", c10::DispatchKey::CPU,
       [](const at::Tensor&, const at::Tensor&, const at::Scalar&) { return accept_calls.load(std::memory_order_relaxed); },

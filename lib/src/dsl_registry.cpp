@@ -34,7 +34,24 @@ DslRegistry& dsl_registry() {
   return *instance;
 }
 
+class CompiledInDsl final : public Dsl {
+ public:
+  CompiledInDsl(std::string name, std::string version) : name_(std::move(name)), version_(std::move(version)) {}
+  std::string_view name() const override { return name_; }
+  bool runtime_available() const override { return true; }
+  std::string runtime_version() const override { return version_; }
+  std::string unavailable_reason() const override { return ""; }
+
+ private:
+  std::string name_;
+  std::string version_;
+};
+
 }  // namespace
+
+std::unique_ptr<Dsl> make_compiled_in_dsl(std::string name, std::string version) {
+  return std::make_unique<CompiledInDsl>(std::move(name), std::move(version));
+}
 
 void register_dsl(std::unique_ptr<Dsl> dsl) {
   DslRegistry& r = dsl_registry();

@@ -4,16 +4,8 @@
 #include <ATen/ATen.h>
 #include <native_ops/native_ops.h>
 
-class VendorDsl final : public native_ops::Dsl {
- public:
-  std::string_view name() const override { return "vendor"; }
-  bool runtime_available() const override { return true; }
-  std::string runtime_version() const override { return "1.0"; }
-  std::string unavailable_reason() const override { return ""; }
-};
-
 int main() {
-  native_ops::register_dsl(std::make_unique<VendorDsl>());
+  native_ops::register_dsl(native_ops::make_compiled_in_dsl("vendor", "0.1"));
   const std::string id = native_ops::register_op_override<at::_ops::hypot>(
       "vendor", c10::DispatchKey::CPU, [](const at::Tensor& a, const at::Tensor&) { return a.dim() == 1; },
       [](const at::Tensor& a, const at::Tensor& b) { return at::sqrt(a * a + b * b); });

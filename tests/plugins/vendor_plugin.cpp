@@ -6,16 +6,8 @@
 
 namespace {
 
-class VendorDsl final : public native_ops::Dsl {
- public:
-  std::string_view name() const override { return "vendor"; }
-  bool runtime_available() const override { return true; }
-  std::string runtime_version() const override { return "0.1"; }
-  std::string unavailable_reason() const override { return ""; }
-};
-
 void register_vendor_overrides() {
-  native_ops::register_dsl(std::make_unique<VendorDsl>());
+  native_ops::register_dsl(native_ops::make_compiled_in_dsl("vendor", "0.1"));
   native_ops::register_op_override<at::_ops::hypot>(
       "vendor", c10::DispatchKey::CPU,
       [](const at::Tensor& a, const at::Tensor& b) -> native_ops::Verdict {

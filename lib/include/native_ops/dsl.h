@@ -28,6 +28,10 @@ class Dsl {
   virtual std::string unavailable_reason() const = 0;
 };
 
+/// A DSL whose kernels are compiled into the library that registers them, so there is no
+/// runtime to load: always available. What a plugin registers for a DSL name of its own.
+std::unique_ptr<Dsl> make_compiled_in_dsl(std::string name, std::string version);
+
 /// Adds a DSL (e.g. from a plugin). Throws native_ops::Error if the name is taken.
 void register_dsl(std::unique_ptr<Dsl> dsl);
 /// The DSL named `name`, or nullptr.

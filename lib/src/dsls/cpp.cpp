@@ -2,27 +2,13 @@
 
 namespace native_ops::builtin_dsls {
 
-namespace {
-
-// Host C++ compiled into the library: nothing to load, so always available.
-class CppDsl final : public Dsl {
- public:
-  std::string_view name() const override { return "cpp"; }
-  bool runtime_available() const override { return true; }
-  std::string runtime_version() const override {
+// Host C++ compiled into this library: nothing to load, so always available.
+std::unique_ptr<Dsl> make_cpp_dsl() {
 #if defined(__clang__)
-    return "clang " __clang_version__;
-#elif defined(__GNUC__)
-    return "g++ " __VERSION__;
+  return make_compiled_in_dsl("cpp", "clang " __clang_version__);
 #else
-    return "unknown compiler";
+  return make_compiled_in_dsl("cpp", "g++ " __VERSION__);
 #endif
-  }
-  std::string unavailable_reason() const override { return ""; }
-};
-
-}  // namespace
-
-std::unique_ptr<Dsl> make_cpp_dsl() { return std::make_unique<CppDsl>(); }
+}
 
 }  // namespace native_ops::builtin_dsls

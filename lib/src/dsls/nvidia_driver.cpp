@@ -15,4 +15,39 @@ std::optional<std::string> nvidia_driver_version() {
   return std::string("unknown");
 }
 
+namespace {
+
+class NvidiaDsl final : public Dsl {
+ public:
+  NvidiaDsl(std::string name, bool built, std::string version, std::string build_fix)
+      : name_(std::move(name)), built_(built), version_(std::move(version)), build_fix_(std::move(build_fix)) {}
+
+  std::string_view name() const override { return name_; }
+  bool runtime_available() const override { return built_ && nvidia_driver_version().has_value(); }
+  std::string runtime_version() const override {
+    const auto driver = nvidia_driver_version();
+    return built_ && driver ? version_ + ", driver " + *driver : "";
+  }
+  std::string unavailable_reason() const override {
+    if (!built_) return build_fix_;
+    if (!nvidia_driver_version()) {
+      return "no NVIDIA driver is loaded (/proc/driver/nvidia/version is missing): run on a machine with an "
+             "NVIDIA GPU and its driver";
+    }
+    return "";
+  }
+
+ private:
+  std::string name_;
+  bool built_;
+  std::string version_;
+  std::string build_fix_;
+};
+
+}  // namespace
+
+std::unique_ptr<Dsl> make_nvidia_dsl(std::string name, bool built, std::string version, std::string build_fix) {
+  return std::make_unique<NvidiaDsl>(std::move(name), built, std::move(version), std::move(build_fix));
+}
+
 }  // namespace native_ops::builtin_dsls

@@ -1,12 +1,22 @@
 #pragma once
-// The NVIDIA driver's presence and version, read from /proc without loading libcuda.
+// DSLs whose kernels run through the NVIDIA driver (cuda, triton): available when the
+// build holds their kernels and a driver is loaded. Read from /proc: loads no library and
+// never initialises CUDA.
 
+#include <memory>
 #include <optional>
 #include <string>
+
+#include "native_ops/dsl.h"
 
 namespace native_ops::builtin_dsls {
 
 /// The kernel driver's version ("580.159.04"), or nullopt when no NVIDIA driver is loaded.
 std::optional<std::string> nvidia_driver_version();
+
+/// A DSL of kernels launched through the NVIDIA driver. `built`: this build holds its
+/// kernels; `version`: what runtime_version() reports with the driver's version;
+/// `build_fix`: how to get a build that holds them.
+std::unique_ptr<Dsl> make_nvidia_dsl(std::string name, bool built, std::string version, std::string build_fix);
 
 }  // namespace native_ops::builtin_dsls
