@@ -1,73 +1,25 @@
-// The registry of override graphs: registration, filters, ordering, snapshots and init.
-// One mutex guards it; the routing hot path never takes it (it reads RouterState only).
-#include "native_ops/registry.h"
+// The registry of override graphs: registration, filters, snapshots, and putting routers
+// into the dispatcher. Ordering (ordering.cpp), explain (explain.cpp) and init (init.cpp)
+// work on the same state (registry_state.h).
+#include "registry_state.h"
 
 #include <algorithm>
-#include <map>
-#include <mutex>
-#include <set>
 #include <sstream>
 
 #include <torch/version.h>
 
 #include "builtin.h"
-#include "env.h"
-#include "names.h"
-#include "origin.h"
-#include "native_ops/detail/registration.h"
 #include "native_ops/dsl.h"
 #include "native_ops/log.h"
-#include "native_ops/plugin.h"
-#include "native_ops/policy.h"
+#include "origin.h"
 #include "router.h"
 
 namespace native_ops {
 
 namespace detail {
 
-namespace {
 
-struct GraphEntry {
-  std::string lib_symbol;
-  std::string op_symbol;       // "bmm", "add_.Tensor"
-  std::string qualified_name;  // "aten::add_.Tensor"
-  c10::DispatchKey key;
-  std::optional<c10::OperatorHandle> op;  // nullopt: this libtorch lacks the op
-  bool typed;
-  RouterKernelFactory make_router_kernel;
-  std::vector<std::unique_ptr<Node>> nodes;       // registration order
-  std::optional<std::vector<const Node*>> order;  // from the ordering function
-  RouterState* router = nullptr;                  // made at first install, never freed
-  std::unique_ptr<torch::Library> library;        // set while the router is installed
-  std::vector<std::unique_ptr<const RouteList>> published;  // kept: calls may still read them
 
-  std::vector<const Node*> routing_order() const {
-    if (order) {
-      return *order;
-    }
-    std::vector<const Node*> all;
-    for (const auto& node : nodes) all.push_back(node.get());
-    return all;
-  }
-  std::vector<const Node*> active_nodes() const {
-    std::vector<const Node*> active;
-    for (const Node* node : routing_order()) {
-      if (node->disabled_by.empty() && node->unavailable_reason.empty()) active.push_back(node);
-    }
-    return active;
-  }
-  std::string label() const { return qualified_name + " @ " + c10::toString(key); }
-};
-
-struct Registry {
-  std::mutex mutex;
-  std::vector<std::unique_ptr<GraphEntry>> graphs;
-  std::map<std::string, size_t> next_id;  // "<op>_<dsl>" -> next number
-  OrderingFn ordering;
-  bool initialized = false;
-  bool disabled = false;
-  uint32_t routers_made = 0;
-};
 
 Registry& registry() {
   static Registry* instance = new Registry;  // never destroyed: routers may run at exit
@@ -102,14 +54,14 @@ GraphEntry* find_graph(Registry& r, std::string_view lib_symbol, const std::stri
   return nullptr;
 }
 
-void publish(GraphEntry& graph) {
+static void publish(GraphEntry& graph) {
   auto list = std::make_unique<RouteList>();
   list->nodes = graph.active_nodes();
   graph.router->routes.store(list.get(), std::memory_order_release);
   graph.published.push_back(std::move(list));
 }
 
-void install(Registry& r, GraphEntry& graph) {
+static void install(Registry& r, GraphEntry& graph) {
   if (graph.router == nullptr) {
     if (r.routers_made == kMaxRouters) {
       throw Error("cannot route " + graph.label() + ": native-ops routes at most " +
@@ -124,7 +76,7 @@ void install(Registry& r, GraphEntry& graph) {
   log::info("router installed: " + graph.label());
 }
 
-void uninstall(GraphEntry& graph) {
+static void uninstall(GraphEntry& graph) {
   graph.library.reset();
   log::info("router removed, original kernel restored: " + graph.label());
 }
@@ -141,7 +93,7 @@ void update_dispatcher(Registry& r, GraphEntry& graph, Apply apply) {
   }
 }
 
-bool torch_older_than(std::string_view release) {
+static bool torch_older_than(std::string_view release) {
   int major = 0;
   int minor = 0;
   std::istringstream text{std::string(release)};
@@ -152,19 +104,19 @@ bool torch_older_than(std::string_view release) {
   return TORCH_VERSION_MAJOR < major || (TORCH_VERSION_MAJOR == major && TORCH_VERSION_MINOR < minor);
 }
 
-std::string known_dsl_names() {
+static std::string known_dsl_names() {
   std::string names;
   for (const Dsl* dsl : dsls()) names += (names.empty() ? "" : ", ") + std::string(dsl->name());
   return names;
 }
 
-std::vector<std::string> dsl_name_list() {
+static std::vector<std::string> dsl_name_list() {
   std::vector<std::string> names;
   for (const Dsl* dsl : dsls()) names.emplace_back(dsl->name());
   return names;
 }
 
-const Dsl& require_dsl(std::string_view name) {
+static const Dsl& require_dsl(std::string_view name) {
   const Dsl* dsl = find_dsl(name);
   if (dsl == nullptr) {
     throw Error("unknown dsl '" + std::string(name) + "'." + did_you_mean(name, dsl_name_list()) +
@@ -179,7 +131,7 @@ std::string unknown_op_message(std::string_view lib_symbol, const OpSymbol& symb
 }
 
 // Makes a new graph for a registration, or throws why the op cannot have one.
-std::unique_ptr<GraphEntry> make_graph(const NodeRequest& request, const OpSymbol& symbol) {
+static std::unique_ptr<GraphEntry> make_graph(const NodeRequest& request, const OpSymbol& symbol) {
   auto graph = std::make_unique<GraphEntry>();
   graph->lib_symbol = std::string(request.lib_symbol);
   graph->op_symbol = symbol.str();
@@ -201,7 +153,7 @@ std::unique_ptr<GraphEntry> make_graph(const NodeRequest& request, const OpSymbo
   return graph;
 }
 
-std::string unavailable_reason(const GraphEntry& graph, const Dsl& dsl, const NodeRequest& request) {
+static std::string unavailable_reason(const GraphEntry& graph, const Dsl& dsl, const NodeRequest& request) {
   if (!graph.op) {
     return graph.qualified_name + " is not in libtorch " + TORCH_VERSION + " (added in " +
            request.options.since_torch + ")";
@@ -258,7 +210,7 @@ GraphInfo info_of(const GraphEntry& graph) {
   return info;
 }
 
-std::string describe(const Filter& filter) {
+static std::string describe(const Filter& filter) {
   std::string text;
   const auto add = [&](const char* field, const std::string& value) {
     if (!value.empty()) text += (text.empty() ? "" : ", ") + std::string(field) + "=" + value;
@@ -269,7 +221,7 @@ std::string describe(const Filter& filter) {
   return "deregister_overrides(" + (text.empty() ? "all" : text) + ")";
 }
 
-size_t set_disabled(const Filter& filter, bool disable, Apply apply) {
+static size_t set_disabled(const Filter& filter, bool disable, Apply apply) {
   ensure_builtins();
   if (!filter.dsl.empty()) require_dsl(filter.dsl);
   std::optional<std::string> op_symbol;
@@ -304,84 +256,8 @@ size_t set_disabled(const Filter& filter, bool disable, Apply apply) {
   return changed;
 }
 
-// Runs the ordering function on one graph, outside the lock (it may call back into the
-// API); returns the new order, or nullopt with `error` set.
-std::optional<std::vector<const Node*>> order_of(const OrderingFn& ordering, const GraphEntry& graph,
-                                                 const Graph& in, std::string& error) {
-  Graph out;
-  try {
-    out = ordering(graph.op_symbol, graph.key, in);
-  } catch (const std::exception& e) {
-    error = graph.label() + ": the ordering function threw: " + e.what();
-    return std::nullopt;
-  }
-  std::vector<const Node*> order;
-  std::set<std::string> seen;
-  for (const NodeInfo& info : out) {
-    auto node = std::find_if(graph.nodes.begin(), graph.nodes.end(),
-                             [&](const auto& candidate) { return candidate->id == info.id; });
-    if (node == graph.nodes.end()) {
-      std::string ids;
-      for (const NodeInfo& member : in) ids += (ids.empty() ? "" : ", ") + member.id;
-      error = graph.label() + ": the ordering function returned node '" + info.id +
-              "', which is not in this graph (" + ids + "); the graph keeps its order";
-      return std::nullopt;
-    }
-    if (!seen.insert(info.id).second) {
-      error = graph.label() + ": the ordering function returned node '" + info.id +
-              "' twice; the graph keeps its order";
-      return std::nullopt;
-    }
-    order.push_back(node->get());
-  }
-  return order;
-}
 
-OrderingReport apply_ordering(Apply apply) {
-  ensure_builtins();
-  Registry& r = registry();
-  OrderingFn ordering;
-  std::vector<GraphEntry*> graphs;
-  std::vector<Graph> inputs;
-  {
-    std::lock_guard<std::mutex> lock(r.mutex);
-    ordering = r.ordering;
-    for (auto& graph : r.graphs) {
-      graphs.push_back(graph.get());
-      Graph in;
-      for (const auto& node : graph->nodes) in.push_back(info_of(*graph, *node));
-      inputs.push_back(std::move(in));
-    }
-  }
-  OrderingReport report;
-  std::vector<std::optional<std::vector<const Node*>>> orders(graphs.size());
-  std::vector<bool> valid(graphs.size(), true);
-  for (size_t i = 0; i < graphs.size(); ++i) {
-    if (!ordering) continue;
-    std::string error;
-    orders[i] = order_of(ordering, *graphs[i], inputs[i], error);
-    if (!error.empty()) {
-      valid[i] = false;
-      log::warn(error);
-      report.errors.push_back(std::move(error));
-    }
-  }
-  std::lock_guard<std::mutex> lock(r.mutex);
-  const auto still_registered = [&](const GraphEntry* graph) {
-    return std::any_of(r.graphs.begin(), r.graphs.end(), [&](const auto& entry) { return entry.get() == graph; });
-  };
-  for (size_t i = 0; i < graphs.size(); ++i) {
-    // A registration that failed meanwhile may have removed the graph it had just added.
-    if (!valid[i] || !still_registered(graphs[i]) || graphs[i]->order == orders[i]) continue;
-    for (const auto& node : graphs[i]->nodes) node->dropped_by = "left out by the ordering function";
-    graphs[i]->order = std::move(orders[i]);
-    ++report.graphs_changed;
-    update_dispatcher(r, *graphs[i], apply);
-  }
-  return report;
-}
 
-}  // namespace
 
 std::string register_node(NodeRequest request) {
   ensure_builtins();
@@ -522,71 +398,6 @@ std::optional<NodeInfo> find_node(std::string_view id) {
   return std::nullopt;
 }
 
-c10::DispatchKey dispatch_key_of(const torch::jit::Stack& arguments) {
-  for (const c10::IValue& argument : arguments) {
-    if (argument.isTensor()) {
-      const at::Tensor& tensor = argument.toTensor();
-      return c10::computeDispatchKey(tensor.scalar_type(), tensor.layout(), tensor.device());
-    }
-  }
-  return c10::DispatchKey::CPU;
-}
-
-Explanation explain(std::string_view op_symbol, c10::DispatchKey key, torch::jit::Stack arguments) {
-  detail::ensure_builtins();
-  const detail::OpSymbol symbol = detail::parse_op_symbol(op_symbol);
-  const auto op = c10::Dispatcher::singleton().findSchema({"aten::" + symbol.name, symbol.overload});
-  if (!op) throw Error(detail::unknown_op_message("aten", symbol));
-  const c10::FunctionSchema& schema = op->schema();
-  try {
-    schema.checkAndNormalizeInputs(arguments);
-  } catch (const c10::Error& e) {
-    throw Error("the arguments do not fit aten::" + symbol.str() + ": " + e.what_without_backtrace());
-  }
-
-  Explanation explanation;
-  explanation.lib_symbol = "aten";
-  explanation.op_symbol = symbol.str();
-  explanation.schema = c10::toString(schema);
-  explanation.key = key;
-  std::vector<const detail::Node*> order;
-  {
-    detail::Registry& r = detail::registry();
-    std::lock_guard<std::mutex> lock(r.mutex);
-    const detail::GraphEntry* graph = detail::find_graph(r, "aten", symbol.str(), key);
-    if (graph == nullptr) return explanation;
-    explanation.router_installed = graph->library != nullptr;
-    order = graph->routing_order();
-    for (const detail::Node* node : order) {
-      CondCheck check;
-      check.node = detail::info_of(*graph, *node);
-      explanation.checks.push_back(std::move(check));
-    }
-  }
-  // Conds run outside the lock: they are the registrants' code.
-  for (size_t i = 0; i < order.size(); ++i) {
-    CondCheck& check = explanation.checks[i];
-    if (check.node.state != NodeState::active) {
-      check.reason = check.node.reason;
-      continue;
-    }
-    check.evaluated = true;
-    try {
-      const Verdict verdict = order[i]->callables->check(schema, arguments);
-      check.accepted = verdict.accepted();
-      if (!check.accepted) check.reason = verdict.reason();
-    } catch (const c10::Error& e) {
-      check.reason = std::string("the cond threw: ") + e.what_without_backtrace();
-    } catch (const std::exception& e) {
-      check.reason = std::string("the cond threw: ") + e.what();
-    }
-    if (check.accepted && !explanation.fires && explanation.router_installed) {
-      check.fires = true;
-      explanation.fires = check.node.id;
-    }
-  }
-  return explanation;
-}
 
 size_t deregister_overrides(const Filter& filter, Apply apply) {
   return detail::set_disabled(filter, /*disable=*/true, apply);
@@ -596,161 +407,11 @@ size_t reenable_overrides(const Filter& filter, Apply apply) {
   return detail::set_disabled(filter, /*disable=*/false, apply);
 }
 
-void set_ordering_function(OrderingFn fn) {
-  detail::Registry& r = detail::registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  r.ordering = std::move(fn);
-}
-
-OrderingReport reregister_overrides(Apply apply) { return detail::apply_ordering(apply); }
-
-OrderingReport reset_order(Apply apply) {
-  set_ordering_function(nullptr);
-  return detail::apply_ordering(apply);
-}
-
-size_t set_graph_orders(const std::vector<GraphOrder>& orders, Apply apply) {
-  detail::ensure_builtins();
-  detail::Registry& r = detail::registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  const auto node_of = [](detail::GraphEntry& graph, const std::string& id) -> detail::Node* {
-    for (auto& node : graph.nodes) {
-      if (node->id == id) return node.get();
-    }
-    throw Error("node " + id + " is not in " + graph.label());
-  };
-  // Check everything and build every new order before changing anything.
-  struct Planned {
-    detail::GraphEntry* graph;
-    std::vector<const detail::Node*> order;
-    std::vector<std::pair<detail::Node*, std::string>> dropped;
-  };
-  std::vector<Planned> planned;
-  for (const GraphOrder& wanted : orders) {
-    detail::GraphEntry* graph =
-        detail::find_graph(r, "aten", detail::parse_op_symbol(wanted.op_symbol).str(), wanted.key);
-    if (graph == nullptr) {
-      throw Error("no graph aten::" + wanted.op_symbol + " @ " + c10::toString(wanted.key));
-    }
-    Planned plan{graph, {}, {}};
-    std::set<const detail::Node*> seen;
-    for (const std::string& id : wanted.order) {
-      const detail::Node* node = node_of(*graph, id);
-      if (!seen.insert(node).second) throw Error("node " + id + " is twice in the order of " + graph->label());
-      plan.order.push_back(node);
-    }
-    for (const auto& [id, why] : wanted.dropped) plan.dropped.emplace_back(node_of(*graph, id), why);
-    planned.push_back(std::move(plan));
-  }
-  r.ordering = nullptr;
-  size_t changed = 0;
-  for (auto& graph : r.graphs) {
-    std::optional<std::vector<const detail::Node*>> order;
-    for (Planned& plan : planned) {
-      if (plan.graph != graph.get()) continue;
-      order = plan.order;
-      for (auto& [node, why] : plan.dropped) node->dropped_by = why;
-    }
-    if (graph->order == order) continue;
-    graph->order = std::move(order);
-    ++changed;
-    detail::update_dispatcher(r, *graph, apply);
-  }
-  return changed;
-}
 
 void sync_routers() {
   detail::Registry& r = detail::registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   for (auto& graph : r.graphs) detail::update_dispatcher(r, *graph, Apply::now);
-}
-
-namespace {
-
-// NATIVE_OPS_PLUGINS: a ':'-separated list of plugin libraries, loaded by init().
-void load_plugins_from_env() {
-  const std::string list = env::get("NATIVE_OPS_PLUGINS").value_or("");
-  size_t start = 0;
-  while (start <= list.size()) {
-    const size_t end = std::min(list.find(':', start), list.size());
-    if (end > start) {
-      try {
-        load_plugin(list.substr(start, end - start));
-      } catch (const Error& e) {
-        throw Error(std::string("NATIVE_OPS_PLUGINS: ") + e.what());
-      }
-    }
-    start = end + 1;
-  }
-}
-
-}  // namespace
-
-void init() {
-  static std::mutex init_mutex;
-  std::lock_guard<std::mutex> init_lock(init_mutex);
-  detail::Registry& r = detail::registry();
-  {
-    std::lock_guard<std::mutex> lock(r.mutex);
-    if (r.initialized) return;
-  }
-  // Read every variable before changing anything: a bad value leaves nothing installed.
-  const log::Level level = log::level_from_env();
-  const bool disabled = env::flag("NATIVE_OPS_DISABLE") || env::flag("TORCH_DISABLE_NATIVE_JIT");
-  const std::string policy_path = env::get("NATIVE_OPS_ORDER_POLICY").value_or("");
-  const std::string order_fn = env::get("NATIVE_OPS_ORDER_FN").value_or("");
-  if (!policy_path.empty() && !order_fn.empty()) {
-    throw Error("NATIVE_OPS_ORDER_POLICY and NATIVE_OPS_ORDER_FN are both set: a policy is the declarative form "
-                "of an ordering function, so set one of them");
-  }
-  log::set_level(level);
-  detail::ensure_builtins();
-  if (!disabled) {
-    load_plugins_from_env();
-    // Not initialised yet: these order nodes only; the routers come below.
-    if (!policy_path.empty()) {
-      try {
-        apply_policy(load_policy(policy_path), Apply::nodes_only);
-      } catch (const Error& e) {
-        throw Error(std::string("NATIVE_OPS_ORDER_POLICY: ") + e.what());
-      }
-    } else {
-      if (!order_fn.empty()) {
-        try {
-          set_ordering_function(load_ordering_function(order_fn));
-        } catch (const Error& e) {
-          throw Error("NATIVE_OPS_ORDER_FN='" + order_fn + "': " + e.what());
-        }
-      }
-      detail::apply_ordering(Apply::nodes_only);
-    }
-  }
-  std::lock_guard<std::mutex> lock(r.mutex);
-  r.disabled = disabled;
-  r.initialized = true;
-  if (disabled) {
-    log::info("native-ops is off (NATIVE_OPS_DISABLE or TORCH_DISABLE_NATIVE_JIT): no router installed");
-    return;
-  }
-  try {
-    for (auto& graph : r.graphs) detail::update_dispatcher(r, *graph, Apply::now);
-  } catch (...) {
-    for (auto& graph : r.graphs) graph->library.reset();
-    r.initialized = false;
-    throw;
-  }
-}
-
-bool is_initialized() {
-  detail::Registry& r = detail::registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  return r.initialized;
-}
-
-bool is_disabled() {
-  detail::Registry& r = detail::registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  return r.disabled;
 }
 
 }  // namespace native_ops
