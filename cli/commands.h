@@ -18,7 +18,7 @@ struct GlobalOptions {
 
   /// Whether to print ANSI colours: --color always, or auto on a terminal without NO_COLOR.
   bool use_color() const;
-  /// Loads plugins, calls native_ops::init(), sets the log level and applies --policy.
+  /// Sets the log level, loads plugins, calls native_ops::init() and applies --policy.
   void start() const;
 };
 

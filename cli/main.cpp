@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "native_ops/log.h"
 #include "native_ops/plugin.h"
 #include "native_ops/policy.h"
 #include "native_ops/registry.h"
@@ -20,9 +19,10 @@ bool GlobalOptions::use_color() const {
 }
 
 void GlobalOptions::start() const {
+  // Through the variable, so that init()'s own messages are logged at that level too.
+  if (!log_level.empty()) setenv("NATIVE_OPS_LOG", log_level.c_str(), 1);
   for (const std::string& path : loads) load_plugin(path);
   native_ops::init();
-  if (!log_level.empty()) log::set_level(*log::parse_level(log_level));
   if (!policy.empty()) apply_policy(load_policy(policy));
 }
 
