@@ -58,7 +58,10 @@ OrderingReport apply_ordering(Apply apply) {
     for (auto& graph : r.graphs) {
       graphs.push_back(graph.get());
       Graph in;
-      for (const auto& node : graph->nodes) in.push_back(info_of(*graph, *node));
+      // Without an ordering function every graph just returns to registration order.
+      if (ordering) {
+        for (const auto& node : graph->nodes) in.push_back(info_of(*graph, *node));
+      }
       inputs.push_back(std::move(in));
     }
   }
