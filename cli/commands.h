@@ -1,6 +1,7 @@
 #pragma once
 // The subcommands of native-ops, one source file each; main.cpp wires them up.
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -25,10 +26,19 @@ struct GlobalOptions {
 /// Exit codes, documented in native-ops(1).
 enum ExitCode { kOk = 0, kError = 1, kUsage = 2 };
 
+/// A command that ran but found a failure (a conformance sweep with failed samples):
+/// main prints the message and exits with kError.
+class CommandFailed : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 void add_list_command(CLI::App& app, const GlobalOptions& options);
 void add_dsls_command(CLI::App& app, const GlobalOptions& options);
 void add_explain_command(CLI::App& app, const GlobalOptions& options);
 void add_reorder_command(CLI::App& app, const GlobalOptions& options);
+void add_test_command(CLI::App& app, const GlobalOptions& options);
+void add_bench_command(CLI::App& app, const GlobalOptions& options);
 
 /// `text` in the colour that goes with a node state ("active", "disabled", ...), if asked.
 std::string paint(const std::string& text, const std::string& state, bool color);

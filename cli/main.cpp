@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
   add_dsls_command(app, options);
   add_explain_command(app, options);
   add_reorder_command(app, options);
+  add_test_command(app, options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

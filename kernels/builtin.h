@@ -17,4 +17,16 @@ inline void register_builtin_overrides() {
   register_add__overrides();
 }
 
+/// The op database entries of the ops above, next to their kernels (kernels/<op>/op_db.cpp).
+void register_bmm_op_entry();
+void register_softmax_op_entry();
+void register_add__op_entry();
+
+/// All of the above. Called once, when the op database is first used.
+inline void register_builtin_op_entries() {
+  register_bmm_op_entry();
+  register_softmax_op_entry();
+  register_add__op_entry();
+}
+
 }  // namespace native_ops::kernels

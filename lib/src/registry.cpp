@@ -54,14 +54,14 @@ GraphEntry* find_graph(Registry& r, std::string_view lib_symbol, const std::stri
   return nullptr;
 }
 
-static void publish(GraphEntry& graph) {
+void publish(GraphEntry& graph, std::vector<const Node*> nodes) {
   auto list = std::make_unique<RouteList>();
-  list->nodes = graph.active_nodes();
+  list->nodes = std::move(nodes);
   graph.router->routes.store(list.get(), std::memory_order_release);
   graph.published.push_back(std::move(list));
 }
 
-static void install(Registry& r, GraphEntry& graph) {
+void install(Registry& r, GraphEntry& graph) {
   if (graph.router == nullptr) {
     if (r.routers_made == kMaxRouters) {
       throw Error("cannot route " + graph.label() + ": native-ops routes at most " +
@@ -70,7 +70,7 @@ static void install(Registry& r, GraphEntry& graph) {
     graph.router = new RouterState{*graph.op, graph.key, r.routers_made++, graph.label(), {}};
   }
   graph.router->original = capture_original(*graph.op, graph.key);
-  publish(graph);
+  publish(graph, graph.active_nodes());
   graph.library = install_router(graph.lib_symbol, graph.key, graph.qualified_name,
                                  graph.make_router_kernel(graph.router));
   log::info("router installed: " + graph.label());
@@ -86,7 +86,7 @@ void update_dispatcher(Registry& r, GraphEntry& graph, Apply apply) {
   if (!r.initialized || r.disabled) return;
   const bool wanted = !graph.active_nodes().empty();
   if (graph.library) {
-    publish(graph);
+    publish(graph, graph.active_nodes());
     if (!wanted && apply == Apply::now) uninstall(graph);
   } else if (wanted && apply == Apply::now) {
     install(r, graph);

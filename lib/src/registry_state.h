@@ -65,6 +65,10 @@ Registry& registry();
 /// come first in every graph.
 void ensure_builtins();
 GraphEntry* find_graph(Registry& r, std::string_view lib_symbol, const std::string& op_symbol, c10::DispatchKey key);
+/// Makes `nodes` the list the graph's router walks (the router must exist).
+void publish(GraphEntry& graph, std::vector<const Node*> nodes);
+/// Creates the graph's router if needed, captures the original kernel and installs it.
+void install(Registry& r, GraphEntry& graph);
 /// Makes the dispatcher match the graph (see Apply). Call with the registry's mutex held.
 void update_dispatcher(Registry& r, GraphEntry& graph, Apply apply);
 NodeInfo info_of(const GraphEntry& graph, const Node& node);

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "native_ops/conformance.h"
 #include "native_ops/policy.h"
 #include "native_ops/registry.h"
 
@@ -26,5 +27,14 @@ std::string explanation_json(const Explanation& explanation);
 /// {"version":1,"policy","applied":bool,"warnings":[...],
 ///   "changes":[{"graph","before":[node ids],"after":[node ids]}]}
 std::string policy_plan_json(const PolicyPlan& plan, const std::string& policy, bool applied);
+
+/// {"version":1,"passed","failed","skipped","seconds",
+///   "results":[{"node","dsl","op","device","dtype","sample","class","meant_for","outcome","skip_reason","seconds",
+///     "mismatches":[{"check","message","max_abs_error","max_rel_error","first_index":[...]}]}]}
+std::string sweep_json(const std::vector<SampleResult>& results);
+
+/// The results as a JUnit XML report: one <testsuite> per node, one <testcase> per sample,
+/// a <failure> (its mismatches) or <skipped> where it did not pass.
+std::string sweep_junit(const std::vector<SampleResult>& results);
 
 }  // namespace native_ops

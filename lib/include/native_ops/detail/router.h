@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -27,6 +28,9 @@ struct Callables {
   /// Runs the cond on a call's arguments, boxed (`arguments`: exactly the schema's, in
   /// order). For tools (explain): the router calls conds unboxed.
   virtual Verdict check(const c10::FunctionSchema& schema, torch::jit::Stack arguments) const = 0;
+  /// Runs the impl alone, boxed: pops the arguments off `stack`, pushes the results. For
+  /// tools (conformance sweeps, benchmarks); the caller sets up the ActiveRouteScope.
+  virtual void run_impl(const c10::OperatorHandle& op, torch::jit::Stack& stack) const = 0;
 };
 
 template <class Sig>
@@ -41,7 +45,25 @@ struct TypedCallables<Ret(Args...)> final : Callables {
     return check_unboxed(arguments, std::index_sequence_for<Args...>{});
   }
 
+  void run_impl(const c10::OperatorHandle&, torch::jit::Stack& stack) const override {
+    run_unboxed(stack, std::index_sequence_for<Args...>{});
+  }
+
  private:
+  template <size_t... I>
+  void run_unboxed(torch::jit::Stack& stack, std::index_sequence<I...>) const {
+    if constexpr (std::is_void_v<Ret>) {
+      impl(c10::impl::ivalue_to_arg<typename c10::impl::decay_if_not_tensor<Args>::type, false>::call(
+          torch::jit::peek(stack, I, sizeof...(Args)))...);
+      torch::jit::drop(stack, sizeof...(Args));
+    } else {
+      Ret result = impl(c10::impl::ivalue_to_arg<typename c10::impl::decay_if_not_tensor<Args>::type, false>::call(
+          torch::jit::peek(stack, I, sizeof...(Args)))...);
+      torch::jit::drop(stack, sizeof...(Args));
+      c10::impl::push_outputs<Ret, false>::call(std::forward<Ret>(result), &stack);
+    }
+  }
+
   template <size_t... I>
   Verdict check_unboxed(torch::jit::Stack& arguments, std::index_sequence<I...>) const {
     if (!cond) {
@@ -61,6 +83,7 @@ struct BoxedCallables final : Callables {
   Verdict check(const c10::FunctionSchema& schema, torch::jit::Stack arguments) const override {
     return cond ? cond(BoxedArgs(schema, arguments)) : Verdict(true);
   }
+  void run_impl(const c10::OperatorHandle& op, torch::jit::Stack& stack) const override { impl(op, stack); }
 };
 
 /// One registered override. Identity and callables never change after registration;

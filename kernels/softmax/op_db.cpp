@@ -1,0 +1,114 @@
+// The op database entry of _softmax: what judges and measures its overrides.
+#include <ATen/ATen.h>
+
+#include "builtin.h"
+#include "native_ops/op_db.h"
+#include "native_ops/samples.h"
+
+namespace native_ops::kernels {
+
+namespace {
+
+using samples::Fill;
+using samples::Layout;
+
+constexpr const char* kLastDim = "_softmax_cpp_0";
+constexpr int64_t kLastDimMinElements = 65536;
+
+// The last-dimension kernel's domain: its cond must accept exactly these.
+bool last_dim_handles(const at::Tensor& self, int64_t dim, bool half_to_float) {
+  return self.scalar_type() == at::kFloat && !half_to_float && self.dim() > 0 &&
+         (dim == -1 || dim == self.dim() - 1) && self.numel() >= kLastDimMinElements && self.is_contiguous();
+}
+
+std::vector<Sample> softmax_samples(c10::Device device, c10::ScalarType dtype) {
+  std::vector<Sample> all;
+  uint64_t seed = 100;
+  auto add = [&](SampleClass sample_class, std::vector<int64_t> sizes, int64_t dim, Fill fill) {
+    fill.seed = ++seed;
+    const at::Tensor self = samples::make_tensor(sizes, dtype, device, fill);
+    std::vector<std::string> meant_for;
+    if (last_dim_handles(self, dim, false)) meant_for.push_back(kLastDim);
+    all.push_back({samples::describe(self) + ", dim " + std::to_string(dim), sample_class, {self, dim, false}, meant_for});
+  };
+  auto laid_out = [](Layout layout) {
+    Fill fill;
+    fill.layout = layout;
+    return fill;
+  };
+  Fill extreme;
+  extreme.extreme_magnitude = samples::large_magnitude(dtype);
+  Fill wide;  // exp() of large arguments: the max subtraction matters
+  wide.low = -80;
+  wide.high = 80;
+
+  add(SampleClass::typical, {64, 1024}, -1, {});
+  add(SampleClass::typical, {64, 1024}, 1, wide);
+  add(SampleClass::typical, {8, 128}, -1, {});  // small: aten is as fast
+  add(SampleClass::typical, {64, 1024}, 0, {});  // not the last dimension
+  add(SampleClass::empty, {0, 16}, -1, {});
+  add(SampleClass::zero_dim, {}, 0, {});
+  add(SampleClass::one_element, {1, 1}, -1, {});
+  add(SampleClass::one_element, {65536, 1}, -1, {});  // rows of one element
+  add(SampleClass::odd_sizes, {5, 13109}, -1, {});
+  add(SampleClass::odd_sizes, {4099, 17}, -1, {});
+  add(SampleClass::large, {1024, 1024}, -1, {});
+  add(SampleClass::large, {2, 1 << 19}, -1, {});
+  add(SampleClass::transposed, {256, 512}, -1, laid_out(Layout::transposed));
+  add(SampleClass::step_sliced, {128, 1024}, -1, laid_out(Layout::step_sliced));
+  add(SampleClass::expanded, {128, 1024}, -1, laid_out(Layout::expanded));
+  add(SampleClass::extreme_values, {64, 1024}, -1, extreme);
+  add(SampleClass::extreme_values, {64, 1031}, -1, extreme);
+  return all;
+}
+
+std::vector<ErrorSample> softmax_errors(c10::Device device) {
+  const auto f32 = at::TensorOptions().dtype(at::kFloat).device(device);
+  std::vector<ErrorSample> errors = {
+      {"dim out of range: f32[4,5], dim 2", {at::ones({4, 5}, f32), int64_t{2}, false}, "Dimension out of range"},
+  };
+  if (device.is_cpu()) {
+    errors.push_back({"half_to_float on the CPU: f16[4,5], dim 1",
+                      {at::ones({4, 5}, f32.dtype(at::kHalf)), int64_t{1}, true},
+                      "softmax with half to float conversion is not supported on CPU"});
+  }
+  return errors;
+}
+
+Cost softmax_cost(const torch::jit::Stack& arguments) {
+  const at::Tensor& self = arguments[0].toTensor();
+  const double n = self.numel();
+  return {2 * n * self.element_size(), 4 * n};  // read, write; subtract, exp, add, scale
+}
+
+std::vector<BenchCase> softmax_bench_cases(c10::Device device) {
+  std::vector<BenchCase> cases;
+  for (const auto& [rows, width] : std::vector<std::pair<int64_t, int64_t>>{
+           {16, 1024}, {64, 1024}, {256, 1024}, {4096, 1024}, {32, 32000}, {1024, 4096}}) {
+    cases.push_back({"[" + std::to_string(rows) + "," + std::to_string(width) + "]",
+                     [rows = rows, width = width, device] {
+                       return torch::jit::Stack{samples::make_tensor({rows, width}, at::kFloat, device), int64_t{-1}, false};
+                     },
+                     // Below 65536 elements the cond declines for speed only.
+                     {kLastDim}});
+  }
+  return cases;
+}
+
+}  // namespace
+
+void register_softmax_op_entry() {
+  OpEntry entry;
+  entry.op_symbol = "_softmax";
+  entry.dsls = {"cpp"};
+  entry.devices = {c10::DeviceType::CPU};
+  entry.dtypes = {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16};
+  entry.differentiable = true;
+  entry.samples = softmax_samples;
+  entry.error_samples = softmax_errors;
+  entry.cost = softmax_cost;
+  entry.bench_cases = softmax_bench_cases;
+  register_op_entry(std::move(entry));
+}
+
+}  // namespace native_ops::kernels

@@ -1,0 +1,282 @@
+// Each check of the conformance sweep can fail: a deliberately wrong override, registered
+// only inside its test (dsl "alpha"), is caught for every class of error.
+#include <atomic>
+#include <set>
+
+#include <ATen/ATen.h>
+#include <ATen/ops/mul_ops.h>
+#include <gtest/gtest.h>
+
+#include "native_ops/conformance.h"
+#include "native_ops/native_ops.h"
+#include "native_ops/op_db.h"
+#include "native_ops/samples.h"
+#include "support.h"
+
+namespace native_ops {
+namespace {
+
+using MulCond = TypedCond<at::_ops::mul_Tensor>;
+using MulImpl = TypedImpl<at::_ops::mul_Tensor>;
+using MulInPlaceImpl = TypedImpl<at::_ops::mul__Tensor>;
+
+// The cond of a correct elementwise override: same-shape contiguous float32.
+Verdict same_shape_f32(const at::Tensor& a, const at::Tensor& b) {
+  if (a.scalar_type() != at::kFloat || b.scalar_type() != at::kFloat) return decline("not float32");
+  if (a.sizes() != b.sizes()) return decline("broadcast");
+  if (!a.is_contiguous() || !b.is_contiguous()) return decline("not contiguous");
+  return true;
+}
+
+at::Tensor make(std::vector<int64_t> sizes, uint64_t seed, double extremes = 0) {
+  samples::Fill fill;
+  fill.seed = seed;
+  fill.extreme_magnitude = extremes;
+  return samples::make_tensor(sizes, at::kFloat, c10::Device(c10::kCPU), fill);
+}
+
+// Samples of a binary elementwise op: three meant for `node` (typical, one element,
+// extreme values with NaN), one broadcast that is meant for no node.
+std::vector<Sample> binary_samples(const std::string& node) {
+  return {
+      {"f32[8,5] * f32[8,5]", SampleClass::typical, {make({8, 5}, 1), make({8, 5}, 2)}, {node}},
+      {"f32[1] * f32[1]", SampleClass::one_element, {make({1}, 3), make({1}, 4)}, {node}},
+      {"f32[4,9] * f32[4,9], extremes", SampleClass::extreme_values, {make({4, 9}, 5, 1e30), make({4, 9}, 6)}, {node}},
+      {"f32[8,5] * f32[5]", SampleClass::expanded, {make({8, 5}, 7), make({5}, 8)}, {}},
+  };
+}
+
+// Registers an op database entry (tagged alpha) and sweeps `node` with it.
+std::vector<SampleResult> sweep(const std::string& op_symbol, const std::string& node,
+                                std::function<std::vector<Sample>()> samples,
+                                std::vector<ErrorSample> errors = {}) {
+  OpEntry entry;
+  entry.op_symbol = op_symbol;
+  entry.dsls = {"alpha"};
+  entry.devices = {c10::DeviceType::CPU};
+  entry.dtypes = {at::kFloat};
+  entry.differentiable = true;
+  entry.samples = [samples](c10::Device, c10::ScalarType) { return samples(); };
+  entry.error_samples = [errors](c10::Device) { return errors; };
+  entry.cost = [](const torch::jit::Stack&) { return Cost{}; };
+  entry.bench_cases = [](c10::Device) { return std::vector<BenchCase>{}; };
+  register_op_entry(std::move(entry));
+  init();
+  SweepOptions options;
+  options.dsl = "alpha";
+  options.op_symbol = op_symbol;
+  std::vector<SweepUnit> units = plan_sweep(options);
+  EXPECT_EQ(units.size(), 1u);
+  EXPECT_EQ(units.at(0).node_id, node);
+  return run_sweep(units, options);
+}
+
+std::vector<SampleResult> sweep_mul(MulCond cond, MulImpl impl, std::vector<ErrorSample> errors = {}) {
+  testing::register_test_dsls();
+  const std::string node = register_op_override<at::_ops::mul_Tensor>("alpha", c10::DispatchKey::CPU, cond, impl);
+  return sweep("mul.Tensor", node, [node] { return binary_samples(node); }, std::move(errors));
+}
+
+std::vector<SampleResult> sweep_mul_(MulInPlaceImpl impl) {
+  testing::register_test_dsls();
+  const std::string node = register_op_override<at::_ops::mul__Tensor>(
+      "alpha", c10::DispatchKey::CPU, [](at::Tensor& a, const at::Tensor& b) { return same_shape_f32(a, b); }, impl);
+  return sweep("mul_.Tensor", node, [node] { return binary_samples(node); });
+}
+
+std::set<std::string> failed_checks(const std::vector<SampleResult>& results) {
+  std::set<std::string> checks;
+  for (const SampleResult& r : results) {
+    for (const Mismatch& m : r.mismatches) checks.insert(m.check);
+  }
+  return checks;
+}
+
+const Mismatch* find_mismatch(const std::vector<SampleResult>& results, const std::string& check) {
+  for (const SampleResult& r : results) {
+    for (const Mismatch& m : r.mismatches) {
+      if (m.check == check) return &m;
+    }
+  }
+  return nullptr;
+}
+
+std::string all_messages(const std::vector<SampleResult>& results) {
+  std::string text;
+  for (const SampleResult& r : results) {
+    for (const Mismatch& m : r.mismatches) text += r.sample + ": " + m.check + ": " + m.message + "\n";
+  }
+  return text;
+}
+
+at::Tensor correct_mul(const at::Tensor& a, const at::Tensor& b) { return call_original<at::_ops::mul_Tensor>(a, b); }
+
+TEST(ConformanceCatches, NothingWhenTheOverrideIsRight) {
+  const auto results = sweep_mul(&same_shape_f32, &correct_mul);
+  EXPECT_TRUE(failed_checks(results).empty()) << all_messages(results);
+  EXPECT_EQ(results.size(), 5u);  // four samples and the coverage result
+}
+
+TEST(ConformanceCatches, WrongValues) {
+  const auto results = sweep_mul(&same_shape_f32, [](const at::Tensor& a, const at::Tensor& b) {
+    return correct_mul(a, b).add_(1e-3);
+  });
+  const Mismatch* m = find_mismatch(results, "values");
+  ASSERT_NE(m, nullptr) << all_messages(results);
+  EXPECT_NEAR(m->max_abs_error, 1e-3, 1e-4);
+  EXPECT_EQ(m->first_index, (std::vector<int64_t>{0, 0}));
+  EXPECT_TRUE(failed_checks(results).count("float64")) << all_messages(results);
+}
+
+TEST(ConformanceCatches, NanInTheWrongPlace) {
+  const auto results = sweep_mul(&same_shape_f32, [](const at::Tensor& a, const at::Tensor& b) {
+    return at::nan_to_num(correct_mul(a, b), 0.0);
+  });
+  ASSERT_TRUE(failed_checks(results).count("values")) << all_messages(results);
+  for (const SampleResult& r : results) {
+    EXPECT_EQ(r.outcome == Outcome::failed, r.sample_class == "extreme-values") << r.sample;
+  }
+}
+
+TEST(ConformanceCatches, WrongDtype) {
+  const auto results = sweep_mul(&same_shape_f32, [](const at::Tensor& a, const at::Tensor& b) {
+    return correct_mul(a, b).to(at::kDouble);
+  });
+  EXPECT_TRUE(failed_checks(results).count("dtype")) << all_messages(results);
+}
+
+TEST(ConformanceCatches, WrongShape) {
+  const auto results = sweep_mul(&same_shape_f32, [](const at::Tensor& a, const at::Tensor& b) {
+    return correct_mul(a, b).reshape({-1});
+  });
+  EXPECT_TRUE(failed_checks(results).count("shape")) << all_messages(results);
+}
+
+TEST(ConformanceCatches, WrongDevice) {
+  const auto results = sweep_mul(&same_shape_f32, [](const at::Tensor& a, const at::Tensor& b) {
+    return at::empty_like(a, a.options().device(c10::kMeta));
+  });
+  EXPECT_TRUE(failed_checks(results).count("device")) << all_messages(results);
+}
+
+TEST(ConformanceCatches, WrongStrides) {
+  const auto results = sweep_mul(&same_shape_f32, [](const at::Tensor& a, const at::Tensor& b) {
+    const at::Tensor out = correct_mul(a, b);
+    return out.dim() == 2 ? out.t().contiguous().t() : out;  // column-major
+  });
+  EXPECT_EQ(failed_checks(results), std::set<std::string>{"strides"}) << all_messages(results);
+}
+
+TEST(ConformanceCatches, AnOutputElementNeverWritten) {
+  const auto results = sweep_mul(&same_shape_f32, [](const at::Tensor& a, const at::Tensor& b) {
+    at::Tensor out = at::empty_like(a);
+    const int64_t n = a.numel();
+    out.view({-1}).narrow(0, 0, n - 1).copy_(correct_mul(a, b).view({-1}).narrow(0, 0, n - 1));
+    return out;
+  });
+  const Mismatch* m = find_mismatch(results, "values");
+  ASSERT_NE(m, nullptr) << all_messages(results);
+  EXPECT_EQ(m->first_index, (std::vector<int64_t>{7, 4})) << m->message;  // the last element of f32[8,5]
+}
+
+TEST(ConformanceCatches, InPlaceOpReturningANewTensor) {
+  const auto results = sweep_mul_([](at::Tensor& a, const at::Tensor& b) -> at::Tensor& {
+    static thread_local at::Tensor result;
+    result = at::mul(a, b);  // the right values, but not in self
+    return result;
+  });
+  const std::set<std::string> checks = failed_checks(results);
+  EXPECT_TRUE(checks.count("in-place")) << all_messages(results);
+  EXPECT_TRUE(checks.count("values")) << "self must hold the product: " << all_messages(results);
+}
+
+TEST(ConformanceCatches, AWritePastTheOutput) {
+  const auto results = sweep_mul_([](at::Tensor& a, const at::Tensor& b) -> at::Tensor& {
+    call_original<at::_ops::mul__Tensor>(a, b);
+    a.data_ptr<float>()[a.numel()] = 42;  // one element past the end
+    return a;
+  });
+  const Mismatch* m = find_mismatch(results, "guard");
+  ASSERT_NE(m, nullptr) << all_messages(results);
+  EXPECT_NE(m->message.find("1 elements after its last element"), std::string::npos) << m->message;
+}
+
+TEST(ConformanceCatches, AWriteIntoAnInput) {
+  const auto results = sweep_mul(&same_shape_f32, [](const at::Tensor& a, const at::Tensor& b) {
+    at::Tensor out = correct_mul(a, b);
+    const_cast<at::Tensor&>(b).data_ptr<float>()[0] += 1;  // scribbles on an input
+    return out;
+  });
+  const Mismatch* m = find_mismatch(results, "guard");
+  ASSERT_NE(m, nullptr) << all_messages(results);
+  EXPECT_NE(m->message.find("must not write it at all"), std::string::npos) << m->message;
+}
+
+TEST(ConformanceCatches, ACondTooWide) {
+  const auto results = sweep_mul([](const at::Tensor&, const at::Tensor&) -> Verdict { return true; }, &correct_mul);
+  EXPECT_EQ(failed_checks(results), std::set<std::string>{"cond"}) << all_messages(results);
+}
+
+TEST(ConformanceCatches, ACondTooNarrow) {
+  const auto results = sweep_mul(
+      [](const at::Tensor& a, const at::Tensor& b) -> Verdict {
+        if (a.numel() > 10) return decline("more than 10 elements");
+        return same_shape_f32(a, b);
+      },
+      &correct_mul);
+  const Mismatch* m = find_mismatch(results, "cond");
+  ASSERT_NE(m, nullptr) << all_messages(results);
+  EXPECT_NE(m->message.find("more than 10 elements"), std::string::npos) << m->message;
+}
+
+TEST(ConformanceCatches, ANodeNoSampleIsMeantFor) {
+  testing::register_test_dsls();
+  const std::string node =
+      register_op_override<at::_ops::mul_Tensor>("alpha", c10::DispatchKey::CPU, &same_shape_f32, &correct_mul);
+  const auto results = sweep("mul.Tensor", node, [] {
+    std::vector<Sample> meant_for_none = binary_samples("");
+    for (Sample& sample : meant_for_none) sample.meant_for.clear();
+    return meant_for_none;
+  });
+  const Mismatch* m = find_mismatch(results, "coverage");
+  ASSERT_NE(m, nullptr) << all_messages(results);
+  EXPECT_NE(m->message.find("not exercised"), std::string::npos) << m->message;
+}
+
+TEST(ConformanceCatches, ACondThatChangesItsMind) {
+  // Accepts every other call: explain-style checks and routed calls disagree.
+  const auto results = sweep_mul(
+      [](const at::Tensor& a, const at::Tensor& b) -> Verdict {
+        static std::atomic<int> calls{0};
+        if (calls++ % 2 == 1) return decline("odd call");
+        return same_shape_f32(a, b);
+      },
+      &correct_mul);
+  EXPECT_TRUE(failed_checks(results).count("fired")) << all_messages(results);
+}
+
+TEST(ConformanceCatches, AWrongGradient) {
+  // The product is right, but computed into self, which autograd saved for backward.
+  const auto results = sweep_mul(&same_shape_f32, [](const at::Tensor& a, const at::Tensor& b) {
+    at::Tensor self = a;
+    return self.mul_(b);
+  });
+  EXPECT_TRUE(failed_checks(results).count("gradient")) << all_messages(results);
+}
+
+TEST(ConformanceCatches, AnInvalidCallAccepted) {
+  const auto f32 = at::TensorOptions().dtype(at::kFloat);
+  const auto results = sweep_mul([](const at::Tensor&, const at::Tensor& b) -> Verdict { return b.dim() == 1; },
+                                 [](const at::Tensor& a, const at::Tensor&) { return at::zeros_like(a); },
+                                 {{"f32[3] * f32[4]", {at::ones({3}, f32), at::ones({4}, f32)},
+                                   "must match the size of tensor b"}});
+  const Mismatch* m = nullptr;
+  for (const SampleResult& r : results) {
+    if (r.sample_class == "error" && !r.mismatches.empty()) m = &r.mismatches.front();
+  }
+  ASSERT_NE(m, nullptr) << all_messages(results);
+  EXPECT_NE(m->message.find("accepted an invalid call"), std::string::npos) << m->message;
+}
+
+}  // namespace
+}  // namespace native_ops

@@ -1,0 +1,161 @@
+// The op database and the CPU conformance sweep of every built-in override.
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "native_ops/conformance.h"
+#include "native_ops/native_ops.h"
+#include "native_ops/op_db.h"
+#include "native_ops/samples.h"
+
+namespace native_ops {
+namespace {
+
+std::vector<NodeInfo> builtin_nodes() {
+  std::vector<NodeInfo> nodes;
+  for (const GraphInfo& graph : graphs()) {
+    for (const NodeInfo& node : graph.nodes) {
+      if (node.origin == "built-in") nodes.push_back(node);
+    }
+  }
+  return nodes;
+}
+
+TEST(OpDatabase, EveryBuiltinOverrideHasAnEntry) {
+  const std::vector<NodeInfo> nodes = builtin_nodes();
+  ASSERT_FALSE(nodes.empty());
+  for (const NodeInfo& node : nodes) {
+    EXPECT_FALSE(op_entries_for(node.op_symbol, node.dsl).empty())
+        << node.id << ": no op database entry for " << node.op_symbol << " tagged " << node.dsl;
+  }
+}
+
+TEST(OpDatabase, BuiltinEntriesCoverEverySampleClass) {
+  for (const OpEntry& entry : op_entries()) {
+    std::set<SampleClass> seen;
+    bool large_enough = false;
+    for (c10::DeviceType type : entry.devices) {
+      if (type != c10::DeviceType::CPU) continue;
+      for (c10::ScalarType dtype : entry.dtypes) {
+        for (const Sample& sample : entry.samples(c10::Device(type), dtype)) {
+          seen.insert(sample.sample_class);
+          if (sample.sample_class != SampleClass::large) continue;
+          for (const c10::IValue& value : sample.arguments) {
+            large_enough |= value.isTensor() && value.toTensor().numel() >= (int64_t{1} << 20);
+          }
+        }
+      }
+    }
+    for (SampleClass sample_class : all_sample_classes()) {
+      EXPECT_TRUE(seen.count(sample_class) || entry.inapplicable_classes.count(sample_class))
+          << entry.op_symbol << " has no " << to_string(sample_class) << " sample and does not say why";
+    }
+    EXPECT_TRUE(large_enough) << entry.op_symbol << ": no large sample has an input of 1M elements";
+  }
+}
+
+TEST(OpDatabase, BuiltinEntriesHaveErrorSamplesAndCosts) {
+  for (const OpEntry& entry : op_entries()) {
+    ASSERT_TRUE(entry.error_samples) << entry.op_symbol;
+    EXPECT_FALSE(entry.error_samples(c10::Device(c10::kCPU)).empty()) << entry.op_symbol;
+    for (const BenchCase& bench : entry.bench_cases(c10::Device(c10::kCPU))) {
+      const Cost cost = entry.cost(bench.make_arguments());
+      EXPECT_GT(cost.bytes, 0) << entry.op_symbol << " " << bench.shape;
+    }
+  }
+}
+
+TEST(OpDatabase, RefusesBadEntries) {
+  OpEntry entry = op_entries_for("bmm", "cpp").at(0);
+  EXPECT_THROW(
+      {
+        try {
+          register_op_entry(entry);
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find("already has an entry for dsl 'cpp'"), std::string::npos) << e.what();
+          throw;
+        }
+      },
+      Error);
+  entry.op_symbol = "bmmm";
+  try {
+    register_op_entry(entry);
+    FAIL() << "an unknown op was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("bmm"), std::string::npos) << e.what();
+  }
+  entry.op_symbol = "mm";
+  entry.samples = nullptr;
+  try {
+    register_op_entry(entry);
+    FAIL() << "an entry without samples was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no sample generator"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(op_entries_for("mm", "cpp").size(), 0u);
+}
+
+TEST(OpDatabase, DefaultTolerancesAreAssertClosesTable) {
+  EXPECT_DOUBLE_EQ(default_tolerance(at::kFloat).rtol, 1.3e-6);
+  EXPECT_DOUBLE_EQ(default_tolerance(at::kFloat).atol, 1e-5);
+  EXPECT_DOUBLE_EQ(default_tolerance(at::kBFloat16).rtol, 1.6e-2);
+  EXPECT_DOUBLE_EQ(default_tolerance(at::kHalf).rtol, 1e-3);
+  EXPECT_DOUBLE_EQ(default_tolerance(at::kDouble).atol, 1e-7);
+  EXPECT_DOUBLE_EQ(default_tolerance(at::kInt).atol, 0);
+}
+
+// One test per built-in node and dtype: the CPU sweep ctest runs.
+struct SweepCase {
+  std::string node_id;
+  std::string dsl;
+  std::string op_symbol;
+  c10::ScalarType dtype;
+};
+
+std::vector<SweepCase> cpu_sweep_cases() {
+  std::vector<SweepCase> cases;
+  for (const NodeInfo& node : builtin_nodes()) {
+    if (node.key != c10::DispatchKey::CPU) continue;
+    for (const OpEntry& entry : op_entries_for(node.op_symbol, node.dsl)) {
+      for (c10::ScalarType dtype : entry.dtypes) cases.push_back({node.id, node.dsl, node.op_symbol, dtype});
+    }
+  }
+  return cases;
+}
+
+void PrintTo(const SweepCase& c, std::ostream* out) { *out << c.node_id << " " << samples::dtype_name(c.dtype); }
+
+class CpuSweep : public ::testing::TestWithParam<SweepCase> {};
+
+TEST_P(CpuSweep, MatchesAten) {
+  const SweepCase& c = GetParam();
+  const std::optional<std::string> restricted = restrict_to_dsl_from_env();
+  if (restricted && *restricted != c.dsl) GTEST_SKIP() << "NATIVE_OPS_RESTRICT_TO_DSL=" << *restricted;
+  init();
+  SweepOptions options;
+  options.dsl = c.dsl;
+  options.op_symbol = c.op_symbol;
+  options.devices = {c10::DeviceType::CPU};
+  options.dtypes = {c.dtype};
+  std::vector<SweepUnit> units;
+  for (const SweepUnit& unit : plan_sweep(options)) {
+    if (unit.node_id == c.node_id) units.push_back(unit);
+  }
+  ASSERT_EQ(units.size(), 1u);
+  size_t samples = 0;
+  for (const SampleResult& result : run_sweep(units, options)) {
+    samples += result.sample_class != "coverage";
+    for (const Mismatch& m : result.mismatches) {
+      ADD_FAILURE() << result.sample_class << " " << result.sample << ": " << m.check << ": " << m.message;
+    }
+  }
+  EXPECT_GT(samples, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Builtins, CpuSweep, ::testing::ValuesIn(cpu_sweep_cases()),
+                         [](const ::testing::TestParamInfo<SweepCase>& info) {
+                           return info.param.node_id + "_" + samples::dtype_name(info.param.dtype);
+                         });
+
+}  // namespace
+}  // namespace native_ops
