@@ -38,6 +38,8 @@ int main(int argc, char** argv) {
   using namespace native_ops::cli;
   CLI::App app{"native-ops: PyTorch kernel overrides, routed natively"};
   app.require_subcommand(1);
+  // Global options may also follow the subcommand: `native-ops test --json`.
+  app.fallthrough();
   GlobalOptions options;
   app.add_flag("--json", options.json, "Print the documented JSON document instead of a table");
   app.add_option("--color", options.color, "Colour the output: auto (on a terminal, unless NO_COLOR), always, never")
@@ -52,6 +54,7 @@ int main(int argc, char** argv) {
   add_explain_command(app, options);
   add_reorder_command(app, options);
   add_test_command(app, options);
+  add_bench_command(app, options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "native_ops/benchmark.h"
 #include "native_ops/conformance.h"
 #include "native_ops/policy.h"
 #include "native_ops/registry.h"
@@ -36,5 +37,20 @@ std::string sweep_json(const std::vector<SampleResult>& results);
 /// The results as a JUnit XML report: one <testsuite> per node, one <testcase> per sample,
 /// a <failure> (its mismatches) or <skipped> where it did not pass.
 std::string sweep_junit(const std::vector<SampleResult>& results);
+
+/// The benchmark report; docs/bench-report.schema.json is its JSON Schema.
+/// {"version":1,"devices":[{"device","name","copy_gbps","threads"}],
+///  "rows":[{"node","dsl","op","device","shape","accepted","decline_reason","timed",
+///    "original"|"impl"|"routed":{"median_ns","q1_ns","q3_ns","rounds","calls_per_round","noisy"},
+///    "bytes","flops","original_gbps","override_gbps","copy_fraction","speedup","speedup_ci":[low,high],
+///    "host_overhead_ns","flags":[...]}]}
+std::string bench_json(const BenchReport& report);
+
+/// The rows as CSV, one line per (node, shape), times in nanoseconds.
+std::string bench_csv(const BenchReport& report);
+
+/// An SVG chart: per DSL, the speedup over aten of each (op, shape) on a log scale, with
+/// its 95% interval; shapes the cond declines are drawn hollow.
+std::string bench_svg(const BenchReport& report);
 
 }  // namespace native_ops

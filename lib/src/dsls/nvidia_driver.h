@@ -14,6 +14,9 @@ namespace native_ops::builtin_dsls {
 /// The kernel driver's version ("580.159.04"), or nullopt when no NVIDIA driver is loaded.
 std::optional<std::string> nvidia_driver_version();
 
+/// The model of the first NVIDIA GPU ("NVIDIA H200"), from /proc; nullopt without one.
+std::optional<std::string> nvidia_gpu_model();
+
 /// A DSL of kernels launched through the NVIDIA driver. `built`: this build holds its
 /// kernels; `version`: what runtime_version() reports with the driver's version;
 /// `build_fix`: how to get a build that holds them.

@@ -1,0 +1,123 @@
+// native-ops bench [--dsl X] [--op Y] [--device cpu|cuda|all] [--json FILE] [--csv FILE] [--svg FILE]
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <unistd.h>
+
+#include "commands.h"
+#include "native_ops/benchmark.h"
+#include "native_ops/conformance.h"
+#include "native_ops/error.h"
+#include "native_ops/report.h"
+
+namespace native_ops::cli {
+
+namespace {
+
+struct BenchRequest {
+  std::string dsl;
+  std::string op;
+  std::string device = "all";
+  std::string json;
+  std::string csv;
+  std::string svg;
+  double seconds = 0.4;
+};
+
+std::string duration(double ns) {
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(ns < 1e4 ? 0 : 1);
+  if (ns < 1e4) {
+    text << ns << "ns";
+  } else if (ns < 1e7) {
+    text << ns / 1e3 << "us";
+  } else {
+    text << ns / 1e6 << "ms";
+  }
+  return text.str();
+}
+
+std::string fixed(double value, int digits) {
+  std::ostringstream text;
+  text << std::fixed << std::setprecision(digits) << value;
+  return text.str();
+}
+
+void print_table(const BenchReport& report, bool color) {
+  for (const BenchDevice& d : report.devices) {
+    std::cout << d.device << ": " << d.name;
+    if (d.threads > 0) std::cout << ", " << d.threads << " threads";
+    std::cout << "; copy bandwidth " << fixed(d.copy_gbps, 1) << " GB/s (read + write)\n";
+  }
+  std::cout << "\n"
+            << std::left << std::setw(19) << "NODE" << std::setw(26) << "SHAPE" << std::right << std::setw(9) << "ATEN"
+            << std::setw(9) << "IMPL" << std::setw(9) << "ROUTED" << std::setw(22) << "SPEEDUP (95% CI)"
+            << std::setw(8) << "GB/s" << std::setw(7) << "%COPY" << std::setw(9) << "ROUTING" << "  FLAGS\n";
+  for (const BenchRow& r : report.rows) {
+    std::cout << std::left << std::setw(19) << r.node_id << std::setw(26) << r.shape.substr(0, 25) << std::right;
+    if (!r.timed) {
+      std::cout << "  declined: " << r.decline_reason << "\n";
+      continue;
+    }
+    const std::string speedup = fixed(r.speedup, 2) + "x (" + fixed(r.speedup_low, 2) + "-" + fixed(r.speedup_high, 2) + ")";
+    std::cout << std::setw(9) << duration(r.original.median_ns) << std::setw(9) << duration(r.impl.median_ns)
+              << std::setw(9) << (r.accepted ? duration(r.routed.median_ns) : "-") << std::setw(22)
+              << paint(speedup, r.speedup_low > 1 ? "active" : r.speedup_high < 1 ? "unavailable" : "disabled", color)
+              << std::setw(8) << fixed(r.override_gbps, 1) << std::setw(6) << fixed(100 * r.copy_fraction, 0) << "%"
+              << std::setw(9) << (r.accepted ? duration(r.host_overhead_ns) : "-") << "  ";
+    std::string flags = r.accepted ? "" : "declined (" + r.decline_reason + ")";
+    for (const std::string& flag : r.flags) flags += (flags.empty() ? "" : ", ") + flag;
+    std::cout << flags << "\n";
+  }
+  std::cout << "\nATEN: the original kernel; IMPL: the override alone; ROUTED: through the dispatcher and router.\n"
+               "SPEEDUP: ATEN / ROUTED (declined shapes: ATEN / IMPL). ROUTING: ROUTED - IMPL, host time.\n";
+}
+
+void write_file(const std::string& path, const std::string& text, const char* option) {
+  std::ofstream file(path);
+  file << text;
+  if (!file) throw Error(std::string(option) + " " + path + ": cannot write the file");
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, const GlobalOptions& options) {
+  auto request = std::make_shared<BenchRequest>();
+  CLI::App* command = app.add_subcommand(
+      "bench", "Time every override against aten on its op's benchmark shapes (medians, 95% intervals)");
+  command->add_option("--dsl", request->dsl, "Only the overrides written in this DSL");
+  command->add_option("--op", request->op, "Only the overrides of this op: \"bmm\", \"add_.Tensor\"");
+  command->add_option("--device", request->device, "cpu, cuda, or all (default: all the machine has)")
+      ->check(CLI::IsMember({"cpu", "cuda", "all"}));
+  command->add_option("--json", request->json, "Also write the report as JSON (docs/bench-report.schema.json) to FILE");
+  command->add_option("--csv", request->csv, "Also write the rows as CSV to FILE");
+  command->add_option("--svg", request->svg, "Also write an SVG chart of the speedups to FILE");
+  command->add_option("--seconds", request->seconds, "Time budget per (override, shape), default 0.4")
+      ->check(CLI::Range(0.01, 60.0));
+  command->callback([&options, request] {
+    BenchOptions bench;
+    bench.dsl = request->dsl;
+    bench.op_symbol = request->op;
+    bench.seconds_per_case = request->seconds;
+    if (request->device == "cpu") bench.devices = {c10::DeviceType::CPU};
+    if (request->device == "cuda") bench.devices = {c10::DeviceType::CUDA};
+    options.start();
+    const bool tty = isatty(STDERR_FILENO);
+    const BenchReport report = run_benchmarks(bench, [tty](size_t done, size_t total, const std::string& what) {
+      if (tty) std::cerr << "\r[" << done << "/" << total << "] " << std::left << std::setw(60) << what << std::flush;
+    });
+    if (tty) std::cerr << "\r" << std::string(80, ' ') << "\r" << std::flush;
+    if (!request->json.empty()) write_file(request->json, bench_json(report) + "\n", "--json");
+    if (!request->csv.empty()) write_file(request->csv, bench_csv(report), "--csv");
+    if (!request->svg.empty()) write_file(request->svg, bench_svg(report), "--svg");
+    if (options.json) {
+      std::cout << bench_json(report) << "\n";
+    } else {
+      print_table(report, options.use_color());
+    }
+    if (report.rows.empty()) std::cerr << "native-ops: no override matches: nothing was benchmarked\n";
+  });
+}
+
+}  // namespace native_ops::cli

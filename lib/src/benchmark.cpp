@@ -1,0 +1,219 @@
+// Benchmarks of overrides against the original kernel. See benchmark.h for the method.
+#include "native_ops/benchmark.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+
+#include "bench_clock.h"
+#include "native_ops/conformance.h"
+#include "native_ops/error.h"
+#include "native_ops/op_db.h"
+#include "node_access.h"
+
+namespace native_ops {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Variant {
+  std::function<void()> call;
+  std::vector<double> ns;  // per call, one value per round
+};
+
+double quantile(std::vector<double> values, double q) {
+  std::sort(values.begin(), values.end());
+  const double position = q * (values.size() - 1);
+  const size_t below = static_cast<size_t>(position);
+  const size_t above = std::min(below + 1, values.size() - 1);
+  return values[below] + (position - below) * (values[above] - values[below]);
+}
+
+Timing summarize(const Variant& variant, size_t calls_per_round) {
+  Timing timing;
+  if (variant.ns.empty()) return timing;
+  timing.median_ns = quantile(variant.ns, 0.5);
+  timing.q1_ns = quantile(variant.ns, 0.25);
+  timing.q3_ns = quantile(variant.ns, 0.75);
+  timing.rounds = variant.ns.size();
+  timing.calls_per_round = calls_per_round;
+  return timing;
+}
+
+// The median of per-round ratios and its 95% distribution-free confidence interval: the
+// order statistics n/2 -+ 0.98 sqrt(n) (the binomial interval of the median).
+void ratio_with_interval(const Variant& numerator, const Variant& denominator, BenchRow& row) {
+  std::vector<double> ratios;
+  for (size_t i = 0; i < numerator.ns.size() && i < denominator.ns.size(); ++i) {
+    ratios.push_back(numerator.ns[i] / denominator.ns[i]);
+  }
+  if (ratios.empty()) return;
+  std::sort(ratios.begin(), ratios.end());
+  const double n = static_cast<double>(ratios.size());
+  const double half_width = 0.98 * std::sqrt(n);
+  const auto at = [&](double index) {
+    return ratios[static_cast<size_t>(std::clamp(index, 0.0, n - 1))];
+  };
+  row.speedup = quantile(ratios, 0.5);
+  row.speedup_low = at(std::floor(n / 2 - half_width));
+  row.speedup_high = at(std::ceil(n / 2 + half_width) - 1);
+}
+
+// Warm-up, then rounds of every variant in turn until the budget and the minimum are met.
+size_t measure(detail::BenchClock& clock, std::vector<Variant*> variants, const BenchOptions& options) {
+  double slowest = 0;
+  for (Variant* variant : variants) {
+    for (int i = 0; i < 3; ++i) variant->call();
+    clock.synchronize();
+    slowest = std::max(slowest, clock.time_per_call(variant->call, 1));
+  }
+  const size_t calls = clock.calls_per_round(slowest);
+  const auto start = Clock::now();
+  for (size_t round = 0; round < options.max_rounds; ++round) {
+    for (size_t i = 0; i < variants.size(); ++i) {
+      Variant& variant = *variants[(round + i) % variants.size()];  // rotate who goes first
+      variant.ns.push_back(clock.time_per_call(variant.call, calls));
+    }
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    if (round + 1 >= options.min_rounds && elapsed >= options.seconds_per_case) break;
+  }
+  return calls;
+}
+
+double host_ns(detail::BenchClock& clock, const std::function<void()>& call) {
+  std::vector<double> ns;
+  for (int i = 0; i < 7; ++i) ns.push_back(clock.host_time_per_call(call, 20));
+  return quantile(ns, 0.5);
+}
+
+c10::Device device_of(c10::DeviceType type) {
+  return type == c10::DeviceType::CPU ? c10::Device(type) : c10::Device(type, 0);
+}
+
+struct BenchCaseRef {
+  SweepUnit unit;
+  OpEntry entry;
+  BenchCase bench;
+};
+
+}  // namespace
+
+BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& progress) {
+  SweepOptions selection;
+  selection.dsl = options.dsl;
+  selection.op_symbol = options.op_symbol;
+  selection.devices = options.devices;
+  const std::vector<SweepUnit> units = plan_sweep(selection);
+
+  BenchReport report;
+  std::map<std::string, std::unique_ptr<detail::BenchClock>> clocks;
+  std::map<std::string, double> copy_gbps;
+  std::vector<BenchCaseRef> cases;
+  for (const SweepUnit& unit : units) {
+    const c10::Device device = device_of(unit.device);
+    if (!clocks.count(device.str())) {
+      if (unit.device == c10::DeviceType::CUDA && !at::hasCUDA()) {
+        BenchRow row;
+        row.node_id = unit.node_id;
+        row.dsl = unit.dsl;
+        row.op_symbol = unit.op_symbol;
+        row.device = device.str();
+        row.decline_reason = "not run: this process sees no CUDA device";
+        report.rows.push_back(row);
+        continue;
+      }
+      auto clock = detail::BenchClock::for_device(device);
+      BenchDevice info{device.str(), clock->device_name(), clock->copy_gbps(),
+                       device.is_cpu() ? at::get_num_threads() : 0};
+      copy_gbps[device.str()] = info.copy_gbps;
+      report.devices.push_back(info);
+      clocks[device.str()] = std::move(clock);
+    }
+    for (const OpEntry& entry : op_entries_for(unit.op_symbol, unit.dsl)) {
+      if (std::find(entry.devices.begin(), entry.devices.end(), unit.device) == entry.devices.end()) continue;
+      for (const BenchCase& bench : entry.bench_cases(device)) cases.push_back({unit, entry, bench});
+    }
+  }
+
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const auto& [unit, entry, bench] = cases[i];
+    if (progress) progress(i, cases.size(), unit.node_id + " " + bench.shape);
+    const c10::Device device = device_of(unit.device);
+    detail::BenchClock& clock = *clocks.at(device.str());
+    BenchRow row;
+    row.node_id = unit.node_id;
+    row.dsl = unit.dsl;
+    row.op_symbol = unit.op_symbol;
+    row.device = device.str();
+    row.shape = bench.shape;
+
+    const torch::jit::Stack arguments = bench.make_arguments();
+    const Cost cost = entry.cost(arguments);
+    row.bytes = cost.bytes;
+    row.flops = cost.flops;
+    detail::NodeHandle node;
+    try {
+      node = detail::find_node_handle(unit.node_id);
+    } catch (const Error& e) {
+      row.decline_reason = e.what();
+      report.rows.push_back(row);
+      continue;
+    }
+    const detail::CondDecision decision = detail::check_node(node, arguments);
+    row.accepted = decision.accepted;
+    row.decline_reason = decision.reason;
+    const bool impl_correct = std::find(bench.impl_correct_for.begin(), bench.impl_correct_for.end(),
+                                        unit.node_id) != bench.impl_correct_for.end();
+    if (!row.accepted && !impl_correct) {
+      report.rows.push_back(row);  // declined, and the impl may be wrong there: nothing to time
+      continue;
+    }
+
+    const c10::OperatorHandle op = node.op();
+    detail::SoloRoute solo(node);
+    Variant original{[&] {
+      torch::jit::Stack stack = arguments;
+      detail::BypassRouting bypass;
+      op.callBoxed(stack);
+    }, {}};
+    Variant impl{[&] {
+      torch::jit::Stack stack = arguments;
+      solo.run_impl(stack);
+    }, {}};
+    Variant routed{[&] {
+      torch::jit::Stack stack = arguments;
+      op.callBoxed(stack);
+    }, {}};
+    std::vector<Variant*> variants = {&original, &impl};
+    if (row.accepted) variants.push_back(&routed);
+    const size_t calls = measure(clock, variants, options);
+    row.timed = true;
+    row.original = summarize(original, calls);
+    row.impl = summarize(impl, calls);
+    row.routed = summarize(routed, calls);
+
+    const Timing& override_timing = row.accepted ? row.routed : row.impl;
+    ratio_with_interval(original, row.accepted ? routed : impl, row);
+    row.original_gbps = row.bytes / row.original.median_ns;
+    row.override_gbps = row.bytes / override_timing.median_ns;
+    row.copy_fraction = row.override_gbps / copy_gbps.at(device.str());
+    if (row.accepted) {
+      row.host_overhead_ns = device.is_cpu() ? row.routed.median_ns - row.impl.median_ns
+                                             : host_ns(clock, routed.call) - host_ns(clock, impl.call);
+      if (row.speedup_high < 1) row.flags.push_back("fires where slower");
+    } else if (row.speedup_low > 1) {
+      row.flags.push_back("declines where faster");
+    }
+    if (row.original.noisy() || override_timing.noisy()) row.flags.push_back("noisy");
+    report.rows.push_back(std::move(row));
+  }
+  if (progress) progress(cases.size(), cases.size(), "done");
+  return report;
+}
+
+}  // namespace native_ops
