@@ -1,0 +1,150 @@
+// The benchmark engine: what it times and reports, and that its flags catch a cond that
+// is too wide or too narrow. The overrides here differ from aten by large factors (30x
+// the work, or none at all), so the flags do not depend on a quiet machine.
+#include <ATen/ATen.h>
+#include <ATen/ops/mul_ops.h>
+#include <gtest/gtest.h>
+
+#include "native_ops/benchmark.h"
+#include "native_ops/native_ops.h"
+#include "native_ops/op_db.h"
+#include "support.h"
+
+namespace native_ops {
+namespace {
+
+// Registers an op database entry for mul.Tensor (tagged alpha) with one bench case.
+void register_mul_entry(c10::DeviceType device_type, int64_t numel, std::vector<std::string> impl_correct_for) {
+  OpEntry entry;
+  entry.op_symbol = "mul.Tensor";
+  entry.dsls = {"alpha"};
+  entry.devices = {device_type};
+  entry.dtypes = {at::kFloat};
+  entry.samples = [](c10::Device, c10::ScalarType) { return std::vector<Sample>{}; };
+  entry.cost = [](const torch::jit::Stack& args) { return Cost{3.0 * args[0].toTensor().nbytes(), 0}; };
+  entry.bench_cases = [numel, impl_correct_for](c10::Device device) {
+    return std::vector<BenchCase>{{"[" + std::to_string(numel) + "]",
+                                   [numel, device] {
+                                     return torch::jit::Stack{at::rand({numel}, at::TensorOptions().device(device)),
+                                                              at::rand({numel}, at::TensorOptions().device(device))};
+                                   },
+                                   impl_correct_for}};
+  };
+  register_op_entry(std::move(entry));
+}
+
+BenchReport bench_alpha(c10::DeviceType device_type) {
+  init();
+  BenchOptions options;
+  options.dsl = "alpha";
+  options.devices = {device_type};
+  options.seconds_per_case = 0.05;
+  return run_benchmarks(options);
+}
+
+bool has_flag(const BenchRow& row, const std::string& flag) {
+  return std::find(row.flags.begin(), row.flags.end(), flag) != row.flags.end();
+}
+
+TEST(Bench, TimesAtenTheImplAndTheRoutedCall) {
+  testing::register_test_dsls();
+  register_op_override<at::_ops::mul_Tensor>(
+      "alpha", c10::DispatchKey::CPU, [](const at::Tensor&, const at::Tensor&) -> Verdict { return true; },
+      [](const at::Tensor& a, const at::Tensor& b) { return call_original<at::_ops::mul_Tensor>(a, b); });
+  register_mul_entry(c10::DeviceType::CPU, 4096, {});
+  const BenchReport report = bench_alpha(c10::DeviceType::CPU);
+  ASSERT_EQ(report.devices.size(), 1u);
+  EXPECT_EQ(report.devices[0].device, "cpu");
+  EXPECT_GT(report.devices[0].copy_gbps, 0.1);
+  ASSERT_EQ(report.rows.size(), 1u);
+  const BenchRow& row = report.rows[0];
+  EXPECT_TRUE(row.accepted);
+  ASSERT_TRUE(row.timed);
+  for (const Timing* t : {&row.original, &row.impl, &row.routed}) {
+    EXPECT_GT(t->median_ns, 0);
+    EXPECT_LE(t->q1_ns, t->median_ns);
+    EXPECT_GE(t->q3_ns, t->median_ns);
+    EXPECT_GE(t->rounds, 15u);
+    EXPECT_GT(t->calls_per_round, 1u);  // a 200 us batch of few-microsecond calls
+  }
+  EXPECT_LE(row.speedup_low, row.speedup);
+  EXPECT_GE(row.speedup_high, row.speedup);
+  EXPECT_DOUBLE_EQ(row.bytes, 3.0 * 4096 * 4);
+  EXPECT_NEAR(row.override_gbps, row.bytes / row.routed.median_ns, 1e-9);
+  EXPECT_NEAR(row.copy_fraction, row.override_gbps / report.devices[0].copy_gbps, 1e-12);
+}
+
+TEST(Bench, FlagsAnOverrideThatFiresWhereSlower) {
+  testing::register_test_dsls();
+  register_op_override<at::_ops::mul_Tensor>(
+      "alpha", c10::DispatchKey::CPU, [](const at::Tensor&, const at::Tensor&) -> Verdict { return true; },
+      [](const at::Tensor& a, const at::Tensor& b) {
+        at::Tensor out;
+        for (int i = 0; i < 30; ++i) out = call_original<at::_ops::mul_Tensor>(a, b);
+        return out;
+      });
+  register_mul_entry(c10::DeviceType::CPU, 65536, {});
+  const BenchReport report = bench_alpha(c10::DeviceType::CPU);
+  ASSERT_EQ(report.rows.size(), 1u);
+  EXPECT_LT(report.rows[0].speedup_high, 1);
+  EXPECT_TRUE(has_flag(report.rows[0], "fires where slower"));
+}
+
+TEST(Bench, FlagsACondThatDeclinesWhereFaster) {
+  testing::register_test_dsls();
+  static at::Tensor cached;  // the impl returns a finished product: no work at all
+  const std::string node = register_op_override<at::_ops::mul_Tensor>(
+      "alpha", c10::DispatchKey::CPU,
+      [](const at::Tensor&, const at::Tensor&) -> Verdict { return decline("declined for the test"); },
+      [](const at::Tensor& a, const at::Tensor&) {
+        if (!cached.defined()) cached = at::empty_like(a);
+        return cached;
+      });
+  register_mul_entry(c10::DeviceType::CPU, 1 << 20, {node});
+  const BenchReport report = bench_alpha(c10::DeviceType::CPU);
+  ASSERT_EQ(report.rows.size(), 1u);
+  const BenchRow& row = report.rows[0];
+  EXPECT_FALSE(row.accepted);
+  EXPECT_EQ(row.decline_reason, "declined for the test");
+  ASSERT_TRUE(row.timed);
+  EXPECT_EQ(row.routed.rounds, 0u);  // a declined shape has no routed call of its own
+  EXPECT_GT(row.speedup_low, 1);
+  EXPECT_TRUE(has_flag(row, "declines where faster"));
+}
+
+TEST(Bench, LeavesUntimedADeclinedShapeTheImplMayGetWrong) {
+  testing::register_test_dsls();
+  register_op_override<at::_ops::mul_Tensor>(
+      "alpha", c10::DispatchKey::CPU,
+      [](const at::Tensor&, const at::Tensor&) -> Verdict { return decline("not this shape"); },
+      [](const at::Tensor& a, const at::Tensor&) -> at::Tensor { throw std::runtime_error("must not run"); });
+  register_mul_entry(c10::DeviceType::CPU, 64, {});
+  const BenchReport report = bench_alpha(c10::DeviceType::CPU);
+  ASSERT_EQ(report.rows.size(), 1u);
+  EXPECT_FALSE(report.rows[0].timed);
+  EXPECT_EQ(report.rows[0].decline_reason, "not this shape");
+}
+
+TEST(Bench, TimesCudaKernelsWithEvents) {
+  if (!at::hasCUDA()) GTEST_SKIP() << "no CUDA device here: the CUDA clock runs on the GPU machine";
+  testing::register_test_dsls();
+  register_op_override<at::_ops::mul_Tensor>(
+      "alpha", c10::DispatchKey::CUDA, [](const at::Tensor&, const at::Tensor&) -> Verdict { return true; },
+      [](const at::Tensor& a, const at::Tensor& b) { return call_original<at::_ops::mul_Tensor>(a, b); });
+  register_mul_entry(c10::DeviceType::CUDA, 1 << 24, {});
+  const BenchReport report = bench_alpha(c10::DeviceType::CUDA);
+  ASSERT_EQ(report.devices.size(), 1u);
+  EXPECT_EQ(report.devices[0].device, "cuda:0");
+  EXPECT_GT(report.devices[0].copy_gbps, 100);  // any datacenter GPU copies far faster than this
+  ASSERT_EQ(report.rows.size(), 1u);
+  const BenchRow& row = report.rows[0];
+  ASSERT_TRUE(row.timed);
+  EXPECT_EQ(row.routed.calls_per_round, 1u);  // one call per L2 flush
+  EXPECT_GT(row.routed.median_ns, 1000);      // 192 MiB cannot move in a microsecond
+  // The override is aten's own kernel: the interval must not exclude parity by much.
+  EXPECT_GT(row.speedup_high, 0.8);
+  EXPECT_LT(row.speedup_low, 1.25);
+}
+
+}  // namespace
+}  // namespace native_ops
