@@ -71,6 +71,7 @@ std::string bench_json(const BenchReport& report) {
                     {"speedup", r.speedup},
                     {"speedup_ci", {r.speedup_low, r.speedup_high}},
                     {"host_overhead_ns", r.host_overhead_ns},
+                    {"host_overhead_ci", {r.host_overhead_low, r.host_overhead_high}},
                     {"flags", r.flags}});
   }
   return nlohmann::json{{"version", 1}, {"devices", devices}, {"rows", rows}}.dump(2);
@@ -80,7 +81,7 @@ std::string bench_csv(const BenchReport& report) {
   std::ostringstream csv;
   csv << "node,dsl,op,device,shape,accepted,timed,original_ns,original_iqr_ns,impl_ns,impl_iqr_ns,routed_ns,"
          "routed_iqr_ns,bytes,flops,original_gbps,override_gbps,copy_fraction,speedup,speedup_low,speedup_high,"
-         "host_overhead_ns,flags,decline_reason\n";
+         "host_overhead_ns,host_overhead_low_ns,host_overhead_high_ns,flags,decline_reason\n";
   for (const BenchRow& r : report.rows) {
     std::string flags;
     for (const std::string& flag : r.flags) flags += (flags.empty() ? "" : ";") + flag;
@@ -89,7 +90,8 @@ std::string bench_csv(const BenchReport& report) {
         << r.original.q3_ns - r.original.q1_ns << "," << r.impl.median_ns << "," << r.impl.q3_ns - r.impl.q1_ns << ","
         << r.routed.median_ns << "," << r.routed.q3_ns - r.routed.q1_ns << "," << r.bytes << "," << r.flops << ","
         << r.original_gbps << "," << r.override_gbps << "," << r.copy_fraction << "," << r.speedup << ","
-        << r.speedup_low << "," << r.speedup_high << "," << r.host_overhead_ns << "," << csv_field(flags) << ","
+        << r.speedup_low << "," << r.speedup_high << "," << r.host_overhead_ns << "," << r.host_overhead_low << ","
+        << r.host_overhead_high << "," << csv_field(flags) << ","
         << csv_field(r.decline_reason) << "\n";
   }
   return csv.str();

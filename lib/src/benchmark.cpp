@@ -21,6 +21,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// A flag needs the whole 95% interval past parity by this much: differences of a percent
+// or two are within what a shared machine's drift does to paired rounds.
+constexpr double kFlagMargin = 0.02;
+
 struct Variant {
   std::function<void()> call;
   std::vector<double> ns;  // per call, one value per round
@@ -45,23 +49,28 @@ Timing summarize(const Variant& variant, size_t calls_per_round) {
   return timing;
 }
 
-// The median of per-round ratios and its 95% distribution-free confidence interval: the
+struct Interval {
+  double median = 0;
+  double low = 0;
+  double high = 0;
+};
+
+// The median of per-round values and its 95% distribution-free confidence interval: the
 // order statistics n/2 -+ 0.98 sqrt(n) (the binomial interval of the median).
-void ratio_with_interval(const Variant& numerator, const Variant& denominator, BenchRow& row) {
-  std::vector<double> ratios;
-  for (size_t i = 0; i < numerator.ns.size() && i < denominator.ns.size(); ++i) {
-    ratios.push_back(numerator.ns[i] / denominator.ns[i]);
-  }
-  if (ratios.empty()) return;
-  std::sort(ratios.begin(), ratios.end());
-  const double n = static_cast<double>(ratios.size());
+Interval median_with_interval(std::vector<double> values) {
+  if (values.empty()) return {};
+  std::sort(values.begin(), values.end());
+  const double n = static_cast<double>(values.size());
   const double half_width = 0.98 * std::sqrt(n);
-  const auto at = [&](double index) {
-    return ratios[static_cast<size_t>(std::clamp(index, 0.0, n - 1))];
-  };
-  row.speedup = quantile(ratios, 0.5);
-  row.speedup_low = at(std::floor(n / 2 - half_width));
-  row.speedup_high = at(std::ceil(n / 2 + half_width) - 1);
+  const auto at = [&](double index) { return values[static_cast<size_t>(std::clamp(index, 0.0, n - 1))]; };
+  return {quantile(values, 0.5), at(std::floor(n / 2 - half_width)), at(std::ceil(n / 2 + half_width) - 1)};
+}
+
+// Per-round a / b (ratio) or a - b (difference) of two variants timed in the same rounds.
+Interval paired(const std::vector<double>& a, const std::vector<double>& b, bool ratio) {
+  std::vector<double> values;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) values.push_back(ratio ? a[i] / b[i] : a[i] - b[i]);
+  return median_with_interval(std::move(values));
 }
 
 // Warm-up, then rounds of every variant in turn until the budget and the minimum are met.
@@ -85,10 +94,14 @@ size_t measure(detail::BenchClock& clock, std::vector<Variant*> variants, const 
   return calls;
 }
 
-double host_ns(detail::BenchClock& clock, const std::function<void()>& call) {
-  std::vector<double> ns;
-  for (int i = 0; i < 7; ++i) ns.push_back(clock.host_time_per_call(call, 20));
-  return quantile(ns, 0.5);
+// Host time per call of two variants in paired rounds (launches only, on a GPU).
+Interval host_overhead(detail::BenchClock& clock, const Variant& routed, const Variant& impl) {
+  std::vector<double> routed_ns, impl_ns;
+  for (int round = 0; round < 31; ++round) {
+    routed_ns.push_back(clock.host_time_per_call(routed.call, 20));
+    impl_ns.push_back(clock.host_time_per_call(impl.call, 20));
+  }
+  return paired(routed_ns, impl_ns, /*ratio=*/false);
 }
 
 c10::Device device_of(c10::DeviceType type) {
@@ -198,15 +211,21 @@ BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& pro
     row.routed = summarize(routed, calls);
 
     const Timing& override_timing = row.accepted ? row.routed : row.impl;
-    ratio_with_interval(original, row.accepted ? routed : impl, row);
+    const Interval speedup = paired(original.ns, (row.accepted ? routed : impl).ns, /*ratio=*/true);
+    row.speedup = speedup.median;
+    row.speedup_low = speedup.low;
+    row.speedup_high = speedup.high;
     row.original_gbps = row.bytes / row.original.median_ns;
     row.override_gbps = row.bytes / override_timing.median_ns;
     row.copy_fraction = row.override_gbps / copy_gbps.at(device.str());
     if (row.accepted) {
-      row.host_overhead_ns = device.is_cpu() ? row.routed.median_ns - row.impl.median_ns
-                                             : host_ns(clock, routed.call) - host_ns(clock, impl.call);
-      if (row.speedup_high < 1) row.flags.push_back("fires where slower");
-    } else if (row.speedup_low > 1) {
+      const Interval overhead =
+          device.is_cpu() ? paired(routed.ns, impl.ns, /*ratio=*/false) : host_overhead(clock, routed, impl);
+      row.host_overhead_ns = overhead.median;
+      row.host_overhead_low = overhead.low;
+      row.host_overhead_high = overhead.high;
+      if (row.speedup_high < 1 - kFlagMargin) row.flags.push_back("fires where slower");
+    } else if (row.speedup_low > 1 + kFlagMargin) {
       row.flags.push_back("declines where faster");
     }
     if (row.original.noisy() || override_timing.noisy()) row.flags.push_back("noisy");

@@ -13,7 +13,8 @@
 // a batch of calls (at least 200 us) with a steady clock; on a GPU it times one call with
 // device events after overwriting a buffer larger than the L2 cache. Reported: medians
 // and quartiles over rounds; the speedup is the median of per-round ratios, with a 95%
-// distribution-free confidence interval.
+// distribution-free confidence interval. "fires where slower" needs the whole interval
+// below 0.98, "declines where faster" above 1.02.
 
 #include <cstdint>
 #include <functional>
@@ -67,6 +68,8 @@ struct BenchRow {
   double speedup_low = 0;         // 95% confidence interval of the speedup
   double speedup_high = 0;
   double host_overhead_ns = 0;    // routed - impl, host time: what the dispatcher, router and cond add
+  double host_overhead_low = 0;   //   (median of paired rounds) and its 95% interval: an interval
+  double host_overhead_high = 0;  //   that holds 0 means the overhead drowns in the kernel's noise
   std::vector<std::string> flags;  // "fires where slower", "declines where faster", "noisy"
 };
 
