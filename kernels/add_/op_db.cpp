@@ -12,6 +12,7 @@ namespace {
 
 using samples::Fill;
 using samples::Layout;
+using samples::laid_out;
 
 constexpr const char* kFlatAdd = "add__Tensor_cpp_0";
 
@@ -44,11 +45,6 @@ std::vector<Sample> add_samples(c10::Device device, c10::ScalarType dtype) {
     push(sample_class, samples::make_tensor(self_sizes, dtype, device, fs),
          samples::make_tensor(other_sizes, dtype, device, fo), alpha);
   };
-  auto laid_out = [](Layout layout) {
-    Fill fill;
-    fill.layout = layout;
-    return fill;
-  };
 
   add(SampleClass::typical, {1000}, {1000}, one, {}, {});
   add(SampleClass::typical, {31, 33}, {31, 33}, scaled, {}, {});
@@ -72,8 +68,7 @@ std::vector<Sample> add_samples(c10::Device device, c10::ScalarType dtype) {
     push(SampleClass::odd_sizes, self, self, scaled);
   }
   if (!integral) {
-    Fill extreme;
-    extreme.extreme_magnitude = samples::large_magnitude(dtype);
+    const Fill extreme = samples::with_extremes(dtype);
     add(SampleClass::extreme_values, {1031}, {1031}, one, extreme, extreme);
   }
   return all;

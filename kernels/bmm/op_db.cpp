@@ -11,6 +11,7 @@ namespace {
 
 using samples::Fill;
 using samples::Layout;
+using samples::laid_out;
 
 constexpr const char* kOuterProduct = "bmm_cpp_0";
 
@@ -42,13 +43,7 @@ std::vector<Sample> bmm_samples(c10::Device device, c10::ScalarType dtype) {
     if (outer_product_handles(a, b)) meant_for.push_back(kOuterProduct);
     all.push_back({describe_pair(a, b), sample_class, {a, b}, meant_for});
   };
-  auto laid_out = [](Layout layout) {
-    Fill fill;
-    fill.layout = layout;
-    return fill;
-  };
-  Fill extreme;
-  extreme.extreme_magnitude = samples::large_magnitude(dtype);
+  const Fill extreme = samples::with_extremes(dtype);
 
   add(SampleClass::typical, {4, 16, 1, 32}, {}, {});
   add(SampleClass::typical, {4, 16, 8, 32}, {}, {});  // inner dimension 8: not an outer product

@@ -65,8 +65,9 @@ NATIVE_OPS_CPU_CLONES void softmax_rows(const float* input, float* output, int64
   }
 }
 
-// Below this many elements aten is as fast or faster (`native-ops bench` on the 16-thread
-// H200 host: [16,1024] 0.89x, [64,128] 0.76x), so those calls stay with aten.
+// Below this many elements aten is as fast or faster on the 16-thread H200 host
+// (`native-ops bench`, docs/PERFORMANCE.md: [16,1024] at 0.89x to 1.02x), so those calls
+// stay with aten.
 constexpr int64_t kMinElements = 65536;
 
 Verdict softmax_applies(const at::Tensor& self, int64_t dim, bool half_to_float) {
@@ -87,7 +88,7 @@ at::Tensor softmax_last_dim(const at::Tensor& self, int64_t /*dim*/, bool /*half
   const float* x = self.const_data_ptr<float>();
   float* y = out.mutable_data_ptr<float>();
   // About 4K elements per task: exp makes each element cost about a nanosecond, so this
-  // amortises a thread hand-off (measured with `native-ops bench`).
+  // amortises a thread hand-off.
   const int64_t grain = std::max<int64_t>(1, 4096 / width);
   at::parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
     softmax_rows(x + begin * width, y + begin * width, end - begin, width);

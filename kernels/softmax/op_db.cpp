@@ -11,6 +11,7 @@ namespace {
 
 using samples::Fill;
 using samples::Layout;
+using samples::laid_out;
 
 constexpr const char* kLastDim = "_softmax_cpp_0";
 constexpr int64_t kLastDimMinElements = 65536;
@@ -31,13 +32,7 @@ std::vector<Sample> softmax_samples(c10::Device device, c10::ScalarType dtype) {
     if (last_dim_handles(self, dim, false)) meant_for.push_back(kLastDim);
     all.push_back({samples::describe(self) + ", dim " + std::to_string(dim), sample_class, {self, dim, false}, meant_for});
   };
-  auto laid_out = [](Layout layout) {
-    Fill fill;
-    fill.layout = layout;
-    return fill;
-  };
-  Fill extreme;
-  extreme.extreme_magnitude = samples::large_magnitude(dtype);
+  const Fill extreme = samples::with_extremes(dtype);
   Fill wide;  // exp() of large arguments: the max subtraction matters
   wide.low = -80;
   wide.high = 80;

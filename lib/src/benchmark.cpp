@@ -104,9 +104,6 @@ Interval host_overhead(detail::BenchClock& clock, const Variant& routed, const V
   return paired(routed_ns, impl_ns, /*ratio=*/false);
 }
 
-c10::Device device_of(c10::DeviceType type) {
-  return type == c10::DeviceType::CPU ? c10::Device(type) : c10::Device(type, 0);
-}
 
 struct BenchCaseRef {
   SweepUnit unit;
@@ -128,7 +125,7 @@ BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& pro
   std::map<std::string, double> copy_gbps;
   std::vector<BenchCaseRef> cases;
   for (const SweepUnit& unit : units) {
-    const c10::Device device = device_of(unit.device);
+    const c10::Device device = unit.target();
     if (!clocks.count(device.str())) {
       if (unit.device == c10::DeviceType::CUDA && !at::hasCUDA()) {
         BenchRow row;
@@ -156,7 +153,7 @@ BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& pro
   for (size_t i = 0; i < cases.size(); ++i) {
     const auto& [unit, entry, bench] = cases[i];
     if (progress) progress(i, cases.size(), unit.node_id + " " + bench.shape);
-    const c10::Device device = device_of(unit.device);
+    const c10::Device device = unit.target();
     detail::BenchClock& clock = *clocks.at(device.str());
     BenchRow row;
     row.node_id = unit.node_id;

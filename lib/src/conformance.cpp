@@ -80,9 +80,6 @@ class FillUninitializedMemory {
   bool was_filling_;
 };
 
-c10::Device device_of(c10::DeviceType type) {
-  return type == c10::DeviceType::CPU ? c10::Device(type) : c10::Device(type, 0);
-}
 
 std::optional<c10::DeviceType> device_type_of(c10::DispatchKey key) {
   if (key == c10::DispatchKey::CPU) return c10::DeviceType::CPU;
@@ -532,7 +529,7 @@ std::vector<SampleResult> run_sweep(const std::vector<SweepUnit>& units, const S
 
   std::vector<SampleResult> results;
   for (const SweepUnit& unit : units) {
-    const c10::Device device = device_of(unit.device);
+    const c10::Device device = unit.target();
     SampleResult coverage;
     coverage.node_id = unit.node_id;
     coverage.dsl = unit.dsl;

@@ -87,6 +87,18 @@ double large_magnitude(c10::ScalarType dtype) {
   }
 }
 
+Fill laid_out(Layout layout) {
+  Fill fill;
+  fill.layout = layout;
+  return fill;
+}
+
+Fill with_extremes(c10::ScalarType dtype) {
+  Fill fill;
+  fill.extreme_magnitude = large_magnitude(dtype);
+  return fill;
+}
+
 std::string dtype_name(c10::ScalarType dtype) {
   switch (dtype) {
     case at::kHalf: return "f16";

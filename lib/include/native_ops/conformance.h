@@ -80,6 +80,11 @@ struct SweepUnit {
   std::string dsl;
   std::string op_symbol;
   c10::DeviceType device = c10::DeviceType::CPU;
+
+  /// The device its samples live on: "cpu", or device 0 of the type ("cuda:0").
+  c10::Device target() const {
+    return device == c10::DeviceType::CPU ? c10::Device(device) : c10::Device(device, 0);
+  }
 };
 
 /// The units `options` selects, in a stable order, before sharding is applied. Throws

@@ -38,6 +38,11 @@ at::Tensor make_tensor(c10::IntArrayRef sizes, c10::ScalarType dtype, c10::Devic
 /// bfloat16, 1e300 for float64): sums and products of it overflow.
 double large_magnitude(c10::ScalarType dtype);
 
+/// The default fill in `layout`.
+Fill laid_out(Layout layout);
+/// The default fill with +-inf, NaN and +-large_magnitude(dtype) written in.
+Fill with_extremes(c10::ScalarType dtype);
+
 /// "f32[3,17,1]"; a non-contiguous one adds its strides: "f32[4,5] strides [1,4]".
 std::string describe(const at::Tensor& tensor);
 
