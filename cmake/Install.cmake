@@ -7,6 +7,10 @@ install(TARGETS native_ops EXPORT NativeOpsTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS native_ops_torch LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+if(TARGET native_ops_cuda_kernels)
+  # Loaded from libnative_ops.so's own directory on the first cuda impl call.
+  install(TARGETS native_ops_cuda_kernels LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 install(DIRECTORY lib/include/native_ops DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 
 set(native_ops_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/NativeOps)

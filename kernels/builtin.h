@@ -10,11 +10,18 @@ void register_softmax_overrides();
 /// add_.Tensor of same-shape contiguous floating tensors at CPU: kernels/add_/.
 void register_add__overrides();
 
+/// bmm at CUDA when the inner dimension is 1: kernels/bmm/cuda.cpp.
+void register_bmm_cuda_overrides();
+/// _softmax and _log_softmax at CUDA over the last dimension: kernels/softmax/cuda.cpp.
+void register_softmax_cuda_overrides();
+
 /// All of the above, in this order. Called once, when the registry is first used.
 inline void register_builtin_overrides() {
   register_bmm_overrides();
   register_softmax_overrides();
   register_add__overrides();
+  register_bmm_cuda_overrides();
+  register_softmax_cuda_overrides();
 }
 
 /// The op database entries of the ops above, next to their kernels (kernels/<op>/op_db.cpp).

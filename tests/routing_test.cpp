@@ -145,7 +145,7 @@ TEST_F(Routing, FiltersSelectByDslOpAndKeyAndRefuseUnknownNames) {
   init();
   EXPECT_EQ(deregister_overrides({"", "neg", std::nullopt}), 1u);
   EXPECT_EQ(find_node("mul_Tensor_alpha_0")->state, NodeState::active);
-  EXPECT_EQ(deregister_overrides({"", "", DispatchKey::CUDA}), 0u);
+  EXPECT_EQ(deregister_overrides({"alpha", "", DispatchKey::CUDA}), 0u);
   EXPECT_EQ(deregister_overrides({"alpha", "", DispatchKey::CPU}), 1u);
   EXPECT_EQ(deregister_overrides({"alpha", "", std::nullopt}), 0u) << "already off";
   EXPECT_THROW(deregister_overrides({"alpah", "", std::nullopt}), Error);

@@ -14,6 +14,7 @@ using samples::Layout;
 using samples::laid_out;
 
 constexpr const char* kOuterProduct = "bmm_cpp_0";
+constexpr const char* kCudaOuterProduct = "bmm_cuda_0";
 
 struct BmmShape {
   int64_t batch, m, k, n;
@@ -31,7 +32,20 @@ bool outer_product_handles(const at::Tensor& a, const at::Tensor& b) {
          (b.stride(2) == 1 || b.size(2) == 1);
 }
 
-std::vector<Sample> bmm_samples(c10::Device device, c10::ScalarType dtype) {
+// The cuda outer-product kernel's domain.
+bool cuda_outer_product_handles(const at::Tensor& a, const at::Tensor& b) {
+  const auto dtype = a.scalar_type();
+  return (dtype == at::kFloat || dtype == at::kHalf || dtype == at::kBFloat16) && b.scalar_type() == dtype &&
+         a.size(2) == 1 && a.numel() > 0 && b.numel() > 0;
+}
+
+// A node and the calls its cond must accept.
+struct Domain {
+  const char* node;
+  bool (*handles)(const at::Tensor& a, const at::Tensor& b);
+};
+
+std::vector<Sample> bmm_samples(c10::Device device, c10::ScalarType dtype, const Domain& domain) {
   std::vector<Sample> all;
   uint64_t seed = 0;
   auto add = [&](SampleClass sample_class, BmmShape s, Fill fa, Fill fb) {
@@ -40,7 +54,7 @@ std::vector<Sample> bmm_samples(c10::Device device, c10::ScalarType dtype) {
     const at::Tensor a = samples::make_tensor({s.batch, s.m, s.k}, dtype, device, fa);
     const at::Tensor b = samples::make_tensor({s.batch, s.k, s.n}, dtype, device, fb);
     std::vector<std::string> meant_for;
-    if (outer_product_handles(a, b)) meant_for.push_back(kOuterProduct);
+    if (domain.handles(a, b)) meant_for.push_back(domain.node);
     all.push_back({describe_pair(a, b), sample_class, {a, b}, meant_for});
   };
   const Fill extreme = samples::with_extremes(dtype);
@@ -86,24 +100,40 @@ Cost bmm_cost(const torch::jit::Stack& arguments) {
   return {(batch * m * k + batch * k * n + batch * m * n) * a.element_size(), 2 * batch * m * n * k};
 }
 
+BenchCase bmm_bench_case(BmmShape s, c10::ScalarType dtype, c10::Device device, std::vector<std::string> correct) {
+  const std::string shape = samples::dtype_name(dtype) + " (" + std::to_string(s.batch) + "," + std::to_string(s.m) +
+                            "," + std::to_string(s.k) + ")x(" + std::to_string(s.batch) + "," + std::to_string(s.k) +
+                            "," + std::to_string(s.n) + ")";
+  return {shape,
+          [s, dtype, device] {
+            Fill fa, fb;
+            fb.seed = 1;
+            return torch::jit::Stack{samples::make_tensor({s.batch, s.m, s.k}, dtype, device, fa),
+                                     samples::make_tensor({s.batch, s.k, s.n}, dtype, device, fb)};
+          },
+          std::move(correct)};
+}
+
 std::vector<BenchCase> bmm_bench_cases(c10::Device device) {
   std::vector<BenchCase> cases;
   for (const BmmShape s : std::vector<BmmShape>{{1, 1, 1, 1},      {8, 16, 1, 16},     {64, 64, 1, 64},
                                                 {1024, 64, 1, 64}, {16, 256, 1, 512},  {64, 1024, 1, 1024},
                                                 {16, 1024, 1, 2048}, {64, 64, 16, 64}}) {
-    const std::string shape = "(" + std::to_string(s.batch) + "," + std::to_string(s.m) + "," + std::to_string(s.k) +
-                              ")x(" + std::to_string(s.batch) + "," + std::to_string(s.k) + "," + std::to_string(s.n) + ")";
     // Above 2^24 outputs the cond declines for speed only: the kernel is still right there.
-    std::vector<std::string> correct;
-    if (s.k == 1) correct.push_back(kOuterProduct);
-    cases.push_back({shape,
-                     [s, device] {
-                       Fill fa, fb;
-                       fb.seed = 1;
-                       return torch::jit::Stack{samples::make_tensor({s.batch, s.m, s.k}, at::kFloat, device, fa),
-                                                samples::make_tensor({s.batch, s.k, s.n}, at::kFloat, device, fb)};
-                     },
-                     correct});
+    cases.push_back(bmm_bench_case(s, at::kFloat, device, s.k == 1 ? std::vector<std::string>{kOuterProduct}
+                                                                    : std::vector<std::string>{}));
+  }
+  return cases;
+}
+
+// The shapes of ../shared/notes/h200-baseline.md, and small ones where launch cost rules.
+std::vector<BenchCase> bmm_cuda_bench_cases(c10::Device device) {
+  std::vector<BenchCase> cases;
+  for (const c10::ScalarType dtype : {at::kBFloat16, at::kHalf, at::kFloat}) {
+    for (const BmmShape s : std::vector<BmmShape>{{1, 1, 1, 1},       {8, 16, 1, 16},    {1024, 64, 1, 64},
+                                                  {256, 128, 1, 512}, {64, 1024, 1, 1024}, {8, 4096, 1, 4096}}) {
+      cases.push_back(bmm_bench_case(s, dtype, device, {}));
+    }
   }
   return cases;
 }
@@ -118,10 +148,21 @@ void register_bmm_op_entry() {
   entry.dtypes = {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16};
   entry.differentiable = true;
   entry.inapplicable_classes = {{SampleClass::zero_dim, "bmm takes 3-D tensors only: a 0-dim one is an error sample"}};
-  entry.samples = bmm_samples;
+  entry.samples = [](c10::Device device, c10::ScalarType dtype) {
+    return bmm_samples(device, dtype, {kOuterProduct, &outer_product_handles});
+  };
   entry.error_samples = bmm_errors;
   entry.cost = bmm_cost;
   entry.bench_cases = bmm_bench_cases;
+  register_op_entry(entry);
+
+  entry.dsls = {"cuda"};
+  entry.devices = {c10::DeviceType::CUDA};
+  entry.dtypes = {at::kBFloat16, at::kHalf, at::kFloat};
+  entry.samples = [](c10::Device device, c10::ScalarType dtype) {
+    return bmm_samples(device, dtype, {kCudaOuterProduct, &cuda_outer_product_handles});
+  };
+  entry.bench_cases = bmm_cuda_bench_cases;
   register_op_entry(std::move(entry));
 }
 

@@ -1,4 +1,5 @@
-// The op database entry of _softmax: what judges and measures its overrides.
+// The op database entries of _softmax and _log_softmax: what judges and measures their
+// overrides (cpp at CPU; cuda at CUDA).
 #include <ATen/ATen.h>
 
 #include "builtin.h"
@@ -22,14 +23,27 @@ bool last_dim_handles(const at::Tensor& self, int64_t dim, bool half_to_float) {
          (dim == -1 || dim == self.dim() - 1) && self.numel() >= kLastDimMinElements && self.is_contiguous();
 }
 
-std::vector<Sample> softmax_samples(c10::Device device, c10::ScalarType dtype) {
+// The cuda row kernels' domain (softmax and log-softmax alike).
+bool cuda_rows_handle(const at::Tensor& self, int64_t dim, bool half_to_float) {
+  const auto dtype = self.scalar_type();
+  return (dtype == at::kFloat || dtype == at::kHalf || dtype == at::kBFloat16) && !half_to_float && self.dim() > 0 &&
+         (dim == -1 || dim == self.dim() - 1) && self.numel() > 0 && self.is_contiguous();
+}
+
+// A node and the calls its cond must accept.
+struct Domain {
+  const char* node;
+  bool (*handles)(const at::Tensor& self, int64_t dim, bool half_to_float);
+};
+
+std::vector<Sample> softmax_samples(c10::Device device, c10::ScalarType dtype, const Domain& domain) {
   std::vector<Sample> all;
   uint64_t seed = 100;
   auto add = [&](SampleClass sample_class, std::vector<int64_t> sizes, int64_t dim, Fill fill) {
     fill.seed = ++seed;
     const at::Tensor self = samples::make_tensor(sizes, dtype, device, fill);
     std::vector<std::string> meant_for;
-    if (last_dim_handles(self, dim, false)) meant_for.push_back(kLastDim);
+    if (domain.handles(self, dim, false)) meant_for.push_back(domain.node);
     all.push_back({samples::describe(self) + ", dim " + std::to_string(dim), sample_class, {self, dim, false}, meant_for});
   };
   const Fill extreme = samples::with_extremes(dtype);
@@ -76,16 +90,30 @@ Cost softmax_cost(const torch::jit::Stack& arguments) {
   return {2 * n * self.element_size(), 4 * n};  // read, write; subtract, exp, add, scale
 }
 
+BenchCase rows_bench_case(int64_t rows, int64_t width, c10::ScalarType dtype, c10::Device device,
+                          std::vector<std::string> correct) {
+  return {samples::dtype_name(dtype) + " [" + std::to_string(rows) + "," + std::to_string(width) + "]",
+          [rows, width, dtype, device] {
+            return torch::jit::Stack{samples::make_tensor({rows, width}, dtype, device), int64_t{-1}, false};
+          },
+          std::move(correct)};
+}
+
 std::vector<BenchCase> softmax_bench_cases(c10::Device device) {
   std::vector<BenchCase> cases;
   for (const auto& [rows, width] : std::vector<std::pair<int64_t, int64_t>>{
            {16, 1024}, {64, 1024}, {256, 1024}, {4096, 1024}, {32, 32000}, {1024, 4096}}) {
-    cases.push_back({"[" + std::to_string(rows) + "," + std::to_string(width) + "]",
-                     [rows = rows, width = width, device] {
-                       return torch::jit::Stack{samples::make_tensor({rows, width}, at::kFloat, device), int64_t{-1}, false};
-                     },
-                     // Below 65536 elements the cond declines for speed only.
-                     {kLastDim}});
+    // Below 65536 elements the cond declines for speed only.
+    cases.push_back(rows_bench_case(rows, width, at::kFloat, device, {kLastDim}));
+  }
+  return cases;
+}
+
+// The shapes of ../shared/notes/h200-baseline.md, and a small one where launch cost rules.
+std::vector<BenchCase> rows_cuda_bench_cases(c10::Device device, const std::vector<std::pair<int64_t, int64_t>>& shapes) {
+  std::vector<BenchCase> cases;
+  for (const c10::ScalarType dtype : {at::kBFloat16, at::kHalf, at::kFloat}) {
+    for (const auto& [rows, width] : shapes) cases.push_back(rows_bench_case(rows, width, dtype, device, {}));
   }
   return cases;
 }
@@ -99,10 +127,33 @@ void register_softmax_op_entry() {
   entry.devices = {c10::DeviceType::CPU};
   entry.dtypes = {at::kFloat, at::kDouble, at::kHalf, at::kBFloat16};
   entry.differentiable = true;
-  entry.samples = softmax_samples;
+  entry.samples = [](c10::Device device, c10::ScalarType dtype) {
+    return softmax_samples(device, dtype, {kLastDim, &last_dim_handles});
+  };
   entry.error_samples = softmax_errors;
   entry.cost = softmax_cost;
   entry.bench_cases = softmax_bench_cases;
+  register_op_entry(entry);
+
+  // The cuda row kernels, for softmax and log-softmax: the same samples, on the GPU.
+  entry.dsls = {"cuda"};
+  entry.devices = {c10::DeviceType::CUDA};
+  entry.dtypes = {at::kBFloat16, at::kHalf, at::kFloat};
+  entry.samples = [](c10::Device device, c10::ScalarType dtype) {
+    return softmax_samples(device, dtype, {"_softmax_cuda_0", &cuda_rows_handle});
+  };
+  entry.bench_cases = [](c10::Device device) {
+    return rows_cuda_bench_cases(device, {{64, 1024}, {32768, 4096}, {4096, 32000}, {65536, 1024}, {1024, 65536}});
+  };
+  register_op_entry(entry);
+
+  entry.op_symbol = "_log_softmax";
+  entry.samples = [](c10::Device device, c10::ScalarType dtype) {
+    return softmax_samples(device, dtype, {"_log_softmax_cuda_0", &cuda_rows_handle});
+  };
+  entry.bench_cases = [](c10::Device device) {
+    return rows_cuda_bench_cases(device, {{64, 1024}, {32768, 4096}, {4096, 32000}});
+  };
   register_op_entry(std::move(entry));
 }
 

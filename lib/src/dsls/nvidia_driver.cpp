@@ -1,6 +1,8 @@
 #include "nvidia_driver.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <iterator>
 #include <filesystem>
 #include <fstream>
 #include <vector>
@@ -36,6 +38,36 @@ std::optional<std::string> nvidia_gpu_model() {
   return std::nullopt;
 }
 
+std::optional<std::string> nvidia_driver_library() {
+  constexpr const char* kName = "libcuda.so.1";
+  std::vector<std::string> directories;
+  if (const char* path = std::getenv("LD_LIBRARY_PATH")) {
+    std::string list = path;
+    for (size_t start = 0; start <= list.size();) {
+      const size_t end = std::min(list.find(':', start), list.size());
+      if (end > start) directories.push_back(list.substr(start, end - start));
+      start = end + 1;
+    }
+  }
+  // The loader's cache holds "/dir/libcuda.so.1" strings for what ldconfig found.
+  std::ifstream cache("/etc/ld.so.cache", std::ios::binary);
+  const std::string entries((std::istreambuf_iterator<char>(cache)), std::istreambuf_iterator<char>());
+  for (size_t at = entries.find(std::string("/") + kName); at != std::string::npos;
+       at = entries.find(std::string("/") + kName, at + 1)) {
+    const size_t start = entries.rfind('\0', at);
+    directories.push_back(entries.substr(start == std::string::npos ? 0 : start + 1, at - start - 1));
+  }
+  for (const char* standard : {"/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/lib/wsl/lib"}) {
+    directories.push_back(standard);
+  }
+  std::error_code ignored;
+  for (const std::string& directory : directories) {
+    const std::filesystem::path candidate = std::filesystem::path(directory) / kName;
+    if (std::filesystem::exists(candidate, ignored)) return candidate.string();
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 class NvidiaDsl final : public Dsl {
@@ -44,7 +76,9 @@ class NvidiaDsl final : public Dsl {
       : name_(std::move(name)), built_(built), version_(std::move(version)), build_fix_(std::move(build_fix)) {}
 
   std::string_view name() const override { return name_; }
-  bool runtime_available() const override { return built_ && nvidia_driver_version().has_value(); }
+  bool runtime_available() const override {
+    return built_ && nvidia_driver_version().has_value() && nvidia_driver_library().has_value();
+  }
   std::string runtime_version() const override {
     const auto driver = nvidia_driver_version();
     return built_ && driver ? version_ + ", driver " + *driver : "";
@@ -54,6 +88,10 @@ class NvidiaDsl final : public Dsl {
     if (!nvidia_driver_version()) {
       return "no NVIDIA driver is loaded (/proc/driver/nvidia/version is missing): run on a machine with an "
              "NVIDIA GPU and its driver";
+    }
+    if (!nvidia_driver_library()) {
+      return "the NVIDIA driver's library libcuda.so.1 is not on the loader's path (ld.so.cache, LD_LIBRARY_PATH): "
+             "install the driver's user-space libraries or add their directory to LD_LIBRARY_PATH";
     }
     return "";
   }

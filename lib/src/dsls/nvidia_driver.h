@@ -1,7 +1,7 @@
 #pragma once
 // DSLs whose kernels run through the NVIDIA driver (cuda, triton): available when the
-// build holds their kernels and a driver is loaded. Read from /proc: loads no library and
-// never initialises CUDA.
+// build holds their kernels, a driver is loaded and its library can be found. Read from
+// /proc and the file system: loads no library and never initialises CUDA.
 
 #include <memory>
 #include <optional>
@@ -13,6 +13,10 @@ namespace native_ops::builtin_dsls {
 
 /// The kernel driver's version ("580.159.04"), or nullopt when no NVIDIA driver is loaded.
 std::optional<std::string> nvidia_driver_version();
+
+/// Where the driver's user-space library (libcuda.so.1) is, found the way the loader would
+/// (LD_LIBRARY_PATH, ld.so.cache, the standard directories) without loading it.
+std::optional<std::string> nvidia_driver_library();
 
 /// The model of the first NVIDIA GPU ("NVIDIA H200"), from /proc; nullopt without one.
 std::optional<std::string> nvidia_gpu_model();

@@ -1,0 +1,52 @@
+// bmm at CUDA when the inner dimension is 1 (a batched outer product), float32, float16
+// and bfloat16: one kernel that writes the output at the memory bandwidth
+// (kernels/bmm/cuda_kernels.cu), where cuBLAS runs a general GEMM at a quarter of it.
+#include <c10/core/DeviceGuard.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/bmm_ops.h>
+#include <ATen/ops/empty.h>
+
+#include "builtin.h"
+#include "dsls/cuda_kernels.h"
+#include "native_ops/typed.h"
+#include "native_ops/verdict.h"
+
+namespace native_ops::kernels {
+
+namespace {
+
+Verdict outer_product_cuda_applies(const at::Tensor& self, const at::Tensor& mat2) {
+  if (self.dim() != 3 || mat2.dim() != 3 || self.size(0) != mat2.size(0) || self.size(2) != mat2.size(1)) {
+    return decline("not a valid bmm (aten reports the error)");
+  }
+  if (self.size(2) != 1) return decline("inner dimension is not 1");
+  const auto dtype = self.scalar_type();
+  if (dtype != mat2.scalar_type()) return decline("dtypes differ");
+  if (dtype != at::kFloat && dtype != at::kHalf && dtype != at::kBFloat16) return decline("dtype is not float32, float16 or bfloat16");
+  if (self.device() != mat2.device()) return decline("inputs on different devices");
+  if (self.numel() == 0 || mat2.numel() == 0) return decline("empty input");
+  if (self.is_neg() || mat2.is_neg()) return decline("a negative-bit view");
+  if (self.size(0) * self.size(1) > (int64_t{1} << 30) || mat2.size(2) > (int64_t{1} << 24)) {
+    return decline("more rows or columns than one launch covers");
+  }
+  return true;
+}
+
+at::Tensor outer_product_cuda(const at::Tensor& self, const at::Tensor& mat2) {
+  const c10::DeviceGuard device(self.device());
+  const int64_t batch = self.size(0), rows = self.size(1), cols = mat2.size(2);
+  at::Tensor out = at::empty({batch, rows, cols}, self.options());
+  cuda::check(cuda::kernels().outer_product(cuda::dtype_code(self), self.const_data_ptr(), self.stride(0),
+                                            self.stride(1), mat2.const_data_ptr(), mat2.stride(0), mat2.stride(2),
+                                            out.mutable_data_ptr(), batch, rows, cols, cuda::current_stream(self)),
+              "outer_product");
+  return out;
+}
+
+}  // namespace
+
+void register_bmm_cuda_overrides() {
+  register_op_override<at::_ops::bmm>("cuda", c10::DispatchKey::CUDA, &outer_product_cuda_applies, &outer_product_cuda);
+}
+
+}  // namespace native_ops::kernels

@@ -1,0 +1,94 @@
+// The cuda DSL's built-in overrides beyond what the conformance sweep checks: they are
+// unavailable with a reason where there is no GPU; they launch on the current stream and
+// on the tensor's device; and init() leaves CUDA alone, so a forked child can use it.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <ATen/ATen.h>
+#include <c10/core/StreamGuard.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+
+#include "support.h"
+
+namespace native_ops {
+namespace {
+
+// Whether the cuda DSL can run here, decided without initialising CUDA (fork needs that).
+bool cuda_dsl_available() {
+  const Dsl* dsl = find_dsl("cuda");
+  return dsl != nullptr && dsl->runtime_available();
+}
+
+TEST(CudaKernels, UnavailableWithAReasonWithoutAGpu) {
+  const std::optional<NodeInfo> node = find_node("bmm_cuda_0");
+  ASSERT_TRUE(node.has_value());
+  EXPECT_EQ(node->key, c10::DispatchKey::CUDA);
+  if (cuda_dsl_available()) {
+    EXPECT_EQ(node->state, NodeState::active);
+  } else {
+    EXPECT_EQ(node->state, NodeState::unavailable);
+    EXPECT_NE(node->reason.find("dsl cuda is unavailable"), std::string::npos) << node->reason;
+  }
+}
+
+TEST(CudaKernels, RunOnTheCurrentStream) {
+  if (!cuda_dsl_available()) GTEST_SKIP() << find_dsl("cuda")->unavailable_reason();
+  init();
+  const auto* guard = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
+  const c10::Stream side = guard->getStreamFromGlobalPool(c10::Device(c10::kCUDA, 0));
+  const at::Tensor a = at::randn({4096, 4096}, at::kCUDA);
+  guard->synchronizeDevice(0);  // `a` is ready before the side stream uses it
+  at::Tensor input, output;
+  {
+    const c10::StreamGuard on_side(side);
+    // A long matmul on the side stream writes the softmax's input: a kernel launched on
+    // any other stream would read it before it is written.
+    input = at::mm(a, a).narrow(0, 0, 256);
+    const uint64_t before = testing::hits("_softmax_cuda_0");
+    output = at::_softmax(input, -1, false);
+    EXPECT_EQ(testing::hits("_softmax_cuda_0"), before + 1);
+  }
+  side.synchronize();
+  EXPECT_TRUE(testing::close(output.cpu(), at::_softmax(input.cpu(), -1, false)));
+}
+
+TEST(CudaKernels, RunOnTheTensorsDevice) {
+  if (!cuda_dsl_available()) GTEST_SKIP() << find_dsl("cuda")->unavailable_reason();
+  if (c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->deviceCount() < 2) GTEST_SKIP() << "one GPU here: the second-device test needs two";
+  init();
+  const c10::Device second(c10::kCUDA, 1);
+  const at::Tensor a = at::randn({16, 300, 1}, at::TensorOptions().device(second).dtype(at::kBFloat16));
+  const at::Tensor b = at::randn({16, 1, 200}, at::TensorOptions().device(second).dtype(at::kBFloat16));
+  const uint64_t before = testing::hits("bmm_cuda_0");
+  const at::Tensor product = at::bmm(a, b);  // the current device stays cuda:0
+  EXPECT_EQ(testing::hits("bmm_cuda_0"), before + 1);
+  EXPECT_EQ(product.device(), second);
+  EXPECT_TRUE(testing::close(product.cpu(), at::bmm(a.cpu().to(at::kFloat), b.cpu().to(at::kFloat)).to(at::kBFloat16)));
+}
+
+TEST(CudaKernels, AForkedChildRunsThemAfterTheParentInitialised) {
+  if (!cuda_dsl_available()) GTEST_SKIP() << find_dsl("cuda")->unavailable_reason();
+  init();  // upstream's test_lazy_init: initialisation must not have touched CUDA
+  const pid_t child = fork();
+  ASSERT_NE(child, -1);
+  if (child == 0) {
+    int code = 1;
+    try {
+      const at::Tensor x = at::randn({64, 4096}, at::kCUDA);
+      const at::Tensor y = at::_softmax(x, -1, false);
+      const bool fired = testing::hits("_softmax_cuda_0") == 1;
+      const bool right = at::allclose(y.cpu(), at::_softmax(x.cpu(), -1, false), 1.3e-6, 1e-5);
+      code = fired && right ? 0 : 2;
+    } catch (...) {
+      code = 3;
+    }
+    _exit(code);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: did not finish, 2: wrong or not routed, 3: threw";
+}
+
+}  // namespace
+}  // namespace native_ops
