@@ -11,7 +11,7 @@ namespace native_ops::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int kRowsPerThread = 4;
+constexpr int kRowsPerThread = 16;  // the slice of m and the index arithmetic serve 16 rows
 
 // A block covers rows_per_pass * kRowsPerThread rows of one batch entry; within a pass,
 // threads_per_row consecutive threads (a power of two) write consecutive vectors of a row.
@@ -19,7 +19,7 @@ template <class T, int VEC>
 __global__ void __launch_bounds__(kThreads)
     outer_product(const T* __restrict__ a, int64_t a_batch_stride, int64_t a_row_stride, const T* __restrict__ m,
                   int64_t m_batch_stride, int64_t m_col_stride, T* __restrict__ out, int64_t rows, int64_t cols,
-                  int64_t tiles_per_batch, int log2_threads_per_row) {
+                  int64_t tiles_per_batch, int log2_threads_per_row, bool m_vectorised) {
   const int threads_per_row = 1 << log2_threads_per_row;
   const int rows_per_pass = kThreads >> log2_threads_per_row;
   const int lane = threadIdx.x & (threads_per_row - 1);
@@ -33,8 +33,14 @@ __global__ void __launch_bounds__(kThreads)
 
   const T* m_row = m + b * m_batch_stride;
   float m_values[VEC];
+  if (VEC > 1 && m_vectorised && n == VEC) {
+    const Vec<T, VEC> slice = *reinterpret_cast<const Vec<T, VEC>*>(m_row + col);
 #pragma unroll
-  for (int k = 0; k < VEC; ++k) m_values[k] = k < n ? to_float(m_row[(col + k) * m_col_stride]) : 0.f;
+    for (int k = 0; k < VEC; ++k) m_values[k] = to_float(slice.v[k]);
+  } else {
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) m_values[k] = k < n ? to_float(m_row[(col + k) * m_col_stride]) : 0.f;
+  }
 
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
@@ -69,10 +75,13 @@ int launch(const void* a, int64_t a_batch_stride, int64_t a_row_stride, const vo
   const int64_t column_blocks = (vectors_per_row + (1 << log2_threads_per_row) - 1) >> log2_threads_per_row;
   if (batch * tiles_per_batch > 0x7fffffff || column_blocks > 65535) return static_cast<int>(cudaErrorInvalidValue);
   const dim3 grid(static_cast<unsigned>(batch * tiles_per_batch), static_cast<unsigned>(column_blocks));
+  // m's rows load as 16-byte vectors when they are unit-stride and 16-byte aligned.
+  const bool m_vectorised = m_col_stride == 1 && (m_batch_stride * sizeof(T)) % 16 == 0 &&
+                            reinterpret_cast<uintptr_t>(m) % 16 == 0;
   outer_product<T, VEC><<<grid, kThreads, 0, stream>>>(static_cast<const T*>(a), a_batch_stride, a_row_stride,
                                                         static_cast<const T*>(m), m_batch_stride, m_col_stride,
                                                         static_cast<T*>(out), rows, cols, tiles_per_batch,
-                                                        log2_threads_per_row);
+                                                        log2_threads_per_row, m_vectorised);
   return static_cast<int>(cudaGetLastError());
 }
 

@@ -1,7 +1,9 @@
-// Softmax and log-softmax over the last dimension on the GPU, one block per row. The row
-// is read twice: the first pass keeps a running (max, sum of exp) per thread, the second
-// writes the result. A row is at most a few hundred KiB and the second read follows the
-// first at once, so it hits L2: DRAM sees one read and one write per element, the floor.
+// Softmax and log-softmax over the last dimension on the GPU. A row that fits in the
+// registers of a warp (narrow rows, four per block) or of a block (up to 8 vectors per
+// thread) is read once into registers, reduced twice (max, then sum of exp) and written:
+// one DRAM read and one write per element, the floor, with every load of a thread in
+// flight at once. Wider rows (and unaligned ones) take a two-pass kernel that keeps a
+// running (max, sum) per thread and reads the row again, from L2, to write it.
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -96,6 +98,7 @@ __global__ void __launch_bounds__(THREADS) softmax_rows(const T* __restrict__ in
   }
 }
 
+// The two-pass kernel, one block per row.
 template <class T, int VEC>
 int launch(const void* in, void* out, int log, int64_t rows, int64_t width, cudaStream_t stream) {
   const int64_t vectors = (width + VEC - 1) / VEC;
@@ -113,6 +116,114 @@ int launch(const void* in, void* out, int log, int64_t rows, int64_t width, cuda
   return go(std::integral_constant<int, 1024>{});
 }
 
+
+template <int WIDTH, class Op>
+__device__ __forceinline__ float warp_reduce(float value, Op op) {
+#pragma unroll
+  for (int offset = WIDTH / 2; offset > 0; offset >>= 1) value = op(value, __shfl_xor_sync(0xffffffff, value, offset));
+  return value;
+}
+
+// Reduces over the threads that share a row: a warp, or the whole block.
+template <int THREADS, bool WARP_PER_ROW, class Op>
+__device__ __forceinline__ float row_reduce(float value, Op op) {
+  value = warp_reduce<32>(value, op);
+  if (WARP_PER_ROW || THREADS == 32) return value;
+  __shared__ float warps[THREADS / 32];
+  __syncthreads();  // the previous reduction's readers are done with `warps`
+  if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = value;
+  __syncthreads();
+  value = warps[threadIdx.x % (THREADS / 32)];
+  return warp_reduce<THREADS / 32>(value, op);
+}
+
+struct Max {
+  __device__ float operator()(float a, float b) const { return fmaxf(a, b); }
+};
+struct Sum {
+  __device__ float operator()(float a, float b) const { return a + b; }
+};
+
+// Each row in registers: WARP_PER_ROW puts THREADS / 32 rows in a block, a warp each.
+template <class T, int VEC, int THREADS, int MAX_VECS, bool WARP_PER_ROW>
+__global__ void __launch_bounds__(THREADS) softmax_rows_cached(const T* __restrict__ in, T* __restrict__ out,
+                                                                int64_t rows, int64_t width, int log) {
+  constexpr int kRowThreads = WARP_PER_ROW ? 32 : THREADS;
+  const int64_t row = WARP_PER_ROW ? int64_t{blockIdx.x} * (THREADS / 32) + threadIdx.x / 32 : int64_t{blockIdx.x};
+  const int t = threadIdx.x % kRowThreads;
+  if (WARP_PER_ROW && row >= rows) return;  // whole warps only: no block-wide barrier follows
+  const T* x = in + row * width;
+  T* y = out + row * width;
+
+  Vec<T, VEC> v[MAX_VECS];
+  float max = -INFINITY;
+#pragma unroll
+  for (int i = 0; i < MAX_VECS; ++i) {
+    const int64_t c = (int64_t{i} * kRowThreads + t) * VEC;
+    if (c < width) v[i] = *reinterpret_cast<const Vec<T, VEC>*>(x + c);
+  }
+#pragma unroll
+  for (int i = 0; i < MAX_VECS; ++i) {
+    if ((int64_t{i} * kRowThreads + t) * VEC >= width) continue;
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) max = fmaxf(max, to_float(v[i].v[k]));
+  }
+  max = row_reduce<THREADS, WARP_PER_ROW>(max, Max{});
+  // An all -inf row gives exp(-inf - -inf) = NaN, as aten's kernel does.
+  float sum = 0.f;
+#pragma unroll
+  for (int i = 0; i < MAX_VECS; ++i) {
+    if ((int64_t{i} * kRowThreads + t) * VEC >= width) continue;
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) sum += exp_for<T>(to_float(v[i].v[k]) - max);
+  }
+  sum = row_reduce<THREADS, WARP_PER_ROW>(sum, Sum{});
+  const float inverse = 1.f / sum;
+  const float log_sum = logf(sum);
+#pragma unroll
+  for (int i = 0; i < MAX_VECS; ++i) {
+    const int64_t c = (int64_t{i} * kRowThreads + t) * VEC;
+    if (c >= width) continue;
+    Vec<T, VEC> result;
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) {
+      const float shifted = to_float(v[i].v[k]) - max;
+      result.v[k] = from_float<T>(log ? shifted - log_sum : exp_for<T>(shifted) * inverse);
+    }
+    *reinterpret_cast<Vec<T, VEC>*>(y + c) = result;
+  }
+}
+
+// Aligned rows: in registers when they fit, else the two-pass kernel.
+template <class T, int VEC>
+int launch_aligned(const void* in, void* out, int log, int64_t rows, int64_t width, cudaStream_t stream) {
+  const int64_t vectors = width / VEC;
+  auto warp_per_row = [&](auto max_vecs) {
+    constexpr int kMaxVecs = decltype(max_vecs)::value;
+    constexpr int kThreads = 128;  // four rows per block
+    const int64_t blocks = (rows + kThreads / 32 - 1) / (kThreads / 32);
+    softmax_rows_cached<T, VEC, kThreads, kMaxVecs, true><<<static_cast<unsigned>(blocks), kThreads, 0, stream>>>(
+        static_cast<const T*>(in), static_cast<T*>(out), rows, width, log);
+    return static_cast<int>(cudaGetLastError());
+  };
+  auto block_per_row = [&](auto threads) {
+    constexpr int kThreads = decltype(threads)::value;
+    softmax_rows_cached<T, VEC, kThreads, 8, false><<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(
+        static_cast<const T*>(in), static_cast<T*>(out), rows, width, log);
+    return static_cast<int>(cudaGetLastError());
+  };
+  if (vectors <= 32) return warp_per_row(std::integral_constant<int, 1>{});
+  if (vectors <= 64) return warp_per_row(std::integral_constant<int, 2>{});
+  if (vectors <= 128) return warp_per_row(std::integral_constant<int, 4>{});
+  if (vectors <= 256) return warp_per_row(std::integral_constant<int, 8>{});
+  if (vectors <= 64 * 8) return block_per_row(std::integral_constant<int, 64>{});
+  if (vectors <= 128 * 8) return block_per_row(std::integral_constant<int, 128>{});
+  if (vectors <= 256 * 8) return block_per_row(std::integral_constant<int, 256>{});
+  if (vectors <= 512 * 8) return block_per_row(std::integral_constant<int, 512>{});
+  if (vectors <= 1024 * 8) return block_per_row(std::integral_constant<int, 1024>{});
+  return launch<T, VEC>(in, out, log, rows, width, stream);
+}
+
 }  // namespace
 }  // namespace native_ops::cuda
 
@@ -127,7 +238,7 @@ extern "C" __attribute__((visibility("default"))) int native_ops_cuda_softmax_ro
     constexpr int kVec = 16 / sizeof(T);
     const bool aligned = width % kVec == 0 && reinterpret_cast<uintptr_t>(in) % 16 == 0 &&
                          reinterpret_cast<uintptr_t>(out) % 16 == 0;
-    return aligned ? launch<T, kVec>(in, out, log, rows, width, static_cast<cudaStream_t>(stream))
+    return aligned ? launch_aligned<T, kVec>(in, out, log, rows, width, static_cast<cudaStream_t>(stream))
                    : launch<T, 1>(in, out, log, rows, width, static_cast<cudaStream_t>(stream));
   });
 }

@@ -12,7 +12,8 @@
 //  - an in-place op returns self, with the same storage;
 //  - every output element is written (new outputs start as NaN), and nothing but the
 //    outputs is written: every input sits in a guarded buffer that is compared after;
-//  - for a differentiable op, the gradients match the reference gradients;
+//  - for a differentiable op, the gradients match the reference gradients (within twice
+//    the tolerance: backward formulas amplify the outputs' last-bit rounding);
 //  - error samples raise the expected error through the router.
 
 #include <cstdint>
