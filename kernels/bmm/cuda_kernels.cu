@@ -4,6 +4,7 @@
 // general GEMM and reaches about a quarter of the write bandwidth.
 #include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "cuda_common.cuh"
 
@@ -12,6 +13,25 @@ namespace {
 
 constexpr int kThreads = 256;
 constexpr int kRowsPerThread = 16;  // the slice of m and the index arithmetic serve 16 rows
+
+// scale * m, elementwise, rounded once to T. 16-bit types multiply in pairs: the exact
+// product of two 16-bit values rounded to 16 bits is what the float route gives too.
+template <class T, int VEC>
+__device__ __forceinline__ Vec<T, VEC> scaled(T scale, const Vec<T, VEC>& m) {
+  Vec<T, VEC> result;
+  if constexpr (sizeof(T) == 2 && VEC % 2 == 0) {
+    using Pair = std::conditional_t<std::is_same_v<T, __half>, __half2, __nv_bfloat162>;
+    const Pair scales{scale, scale};
+    const Pair* pairs = reinterpret_cast<const Pair*>(m.v);
+    Pair* out = reinterpret_cast<Pair*>(result.v);
+#pragma unroll
+    for (int k = 0; k < VEC / 2; ++k) out[k] = __hmul2(scales, pairs[k]);
+  } else {
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) result.v[k] = from_float<T>(to_float(scale) * to_float(m.v[k]));
+  }
+  return result;
+}
 
 // A block covers rows_per_pass * kRowsPerThread rows of one batch entry; within a pass,
 // threads_per_row consecutive threads (a power of two) write consecutive vectors of a row.
@@ -32,29 +52,24 @@ __global__ void __launch_bounds__(kThreads)
   const int n = static_cast<int>(min(int64_t{VEC}, cols - col));
 
   const T* m_row = m + b * m_batch_stride;
-  float m_values[VEC];
+  Vec<T, VEC> slice;
   if (VEC > 1 && m_vectorised && n == VEC) {
-    const Vec<T, VEC> slice = *reinterpret_cast<const Vec<T, VEC>*>(m_row + col);
-#pragma unroll
-    for (int k = 0; k < VEC; ++k) m_values[k] = to_float(slice.v[k]);
+    slice = *reinterpret_cast<const Vec<T, VEC>*>(m_row + col);
   } else {
 #pragma unroll
-    for (int k = 0; k < VEC; ++k) m_values[k] = k < n ? to_float(m_row[(col + k) * m_col_stride]) : 0.f;
+    for (int k = 0; k < VEC; ++k) slice.v[k] = k < n ? m_row[(col + k) * m_col_stride] : from_float<T>(0.f);
   }
 
 #pragma unroll
   for (int r = 0; r < kRowsPerThread; ++r) {
     const int64_t i = first_row + int64_t{r} * rows_per_pass + sub_row;
     if (i >= rows) break;
-    const float scale = to_float(a[b * a_batch_stride + i * a_row_stride]);
+    const T scale = a[b * a_batch_stride + i * a_row_stride];
     T* target = out + (b * rows + i) * cols + col;
     if (VEC > 1 && n == VEC) {
-      Vec<T, VEC> result;
-#pragma unroll
-      for (int k = 0; k < VEC; ++k) result.v[k] = from_float<T>(scale * m_values[k]);
-      *reinterpret_cast<Vec<T, VEC>*>(target) = result;
+      *reinterpret_cast<Vec<T, VEC>*>(target) = scaled(scale, slice);
     } else {
-      for (int k = 0; k < n; ++k) target[k] = from_float<T>(scale * m_values[k]);
+      for (int k = 0; k < n; ++k) target[k] = from_float<T>(to_float(scale) * to_float(slice.v[k]));
     }
   }
 }

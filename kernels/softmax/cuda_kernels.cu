@@ -216,6 +216,9 @@ int launch_aligned(const void* in, void* out, int log, int64_t rows, int64_t wid
   if (vectors <= 64) return warp_per_row(std::integral_constant<int, 2>{});
   if (vectors <= 128) return warp_per_row(std::integral_constant<int, 4>{});
   if (vectors <= 256) return warp_per_row(std::integral_constant<int, 8>{});
+  // Measured on the H200: bfloat16 rows of 32000 and 65536 run 8% to 25% faster in the
+  // two-pass kernel, while float16 and float32 ones run faster in registers.
+  if (std::is_same_v<T, __nv_bfloat16> && vectors > 256 * 8) return launch<T, VEC>(in, out, log, rows, width, stream);
   if (vectors <= 64 * 8) return block_per_row(std::integral_constant<int, 64>{});
   if (vectors <= 128 * 8) return block_per_row(std::integral_constant<int, 128>{});
   if (vectors <= 256 * 8) return block_per_row(std::integral_constant<int, 256>{});
