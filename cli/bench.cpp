@@ -64,7 +64,8 @@ void print_table(const BenchReport& report, bool color) {
   for (const BenchRow& r : report.rows) {
     std::cout << std::left << std::setw(19) << r.node_id << std::setw(26) << r.shape.substr(0, 25) << std::right;
     if (!r.timed) {
-      std::cout << "  declined: " << r.decline_reason << "\n";
+      // Untimed: declined where the impl may be wrong, or "not run: why".
+      std::cout << "  " << (r.decline_reason.rfind("not run", 0) == 0 ? "" : "declined: ") << r.decline_reason << "\n";
       continue;
     }
     const std::string speedup = fixed(r.speedup, 2) + "x (" + fixed(r.speedup_low, 2) + "-" + fixed(r.speedup_high, 2) + ")";

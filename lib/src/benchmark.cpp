@@ -126,17 +126,25 @@ BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& pro
   std::vector<BenchCaseRef> cases;
   for (const SweepUnit& unit : units) {
     const c10::Device device = unit.target();
+    // A node that cannot run here gets one row that says why.
+    std::string cannot_run;
+    try {
+      detail::find_node_handle(unit.node_id);
+      if (unit.device == c10::DeviceType::CUDA && !at::hasCUDA()) cannot_run = "this process sees no CUDA device";
+    } catch (const Error& e) {
+      cannot_run = e.what();
+    }
+    if (!cannot_run.empty()) {
+      BenchRow row;
+      row.node_id = unit.node_id;
+      row.dsl = unit.dsl;
+      row.op_symbol = unit.op_symbol;
+      row.device = device.str();
+      row.decline_reason = "not run: " + cannot_run;
+      report.rows.push_back(row);
+      continue;
+    }
     if (!clocks.count(device.str())) {
-      if (unit.device == c10::DeviceType::CUDA && !at::hasCUDA()) {
-        BenchRow row;
-        row.node_id = unit.node_id;
-        row.dsl = unit.dsl;
-        row.op_symbol = unit.op_symbol;
-        row.device = device.str();
-        row.decline_reason = "not run: this process sees no CUDA device";
-        report.rows.push_back(row);
-        continue;
-      }
       auto clock = detail::BenchClock::for_device(device);
       BenchDevice info{device.str(), clock->device_name(), clock->copy_gbps(),
                        device.is_cpu() ? at::get_num_threads() : 0};

@@ -545,10 +545,10 @@ std::vector<SampleResult> run_sweep(const std::vector<SweepUnit>& units, const S
 
     std::optional<detail::NodeHandle> node;
     try {
+      node = detail::find_node_handle(unit.node_id);  // an unavailable node says why first
       if (unit.device == c10::DeviceType::CUDA && !at::hasCUDA()) {
         throw Error("no CUDA device is visible to this process");
       }
-      node = detail::find_node_handle(unit.node_id);
     } catch (const Error& e) {
       coverage.outcome = Outcome::skipped;
       coverage.skip_reason = e.what();

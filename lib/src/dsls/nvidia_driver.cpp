@@ -6,7 +6,8 @@
 #include <filesystem>
 #include <fstream>
 #include <vector>
-#include <regex>
+#include <cctype>
+#include <sstream>
 
 namespace native_ops::builtin_dsls {
 
@@ -14,9 +15,17 @@ std::optional<std::string> nvidia_driver_version() {
   std::ifstream file("/proc/driver/nvidia/version");
   std::string line;
   if (!file || !std::getline(file, line)) return std::nullopt;
-  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue ..."
-  std::smatch match;
-  if (std::regex_search(line, match, std::regex(R"((\d+\.\d+(\.\d+)?))"))) return match[1].str();
+  // "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue ...": the first word
+  // of digits and dots with a dot in it. Parsed by hand: std::regex is the suspect in a
+  // crash of the module loaded into Python after `import torch` on the H200 machine (its
+  // template code may bind to libtorch's own instantiations, built by another compiler).
+  std::istringstream words(line);
+  std::string word;
+  while (words >> word) {
+    const bool version = word.find('.') != std::string::npos && std::isdigit(static_cast<unsigned char>(word[0])) &&
+                         word.find_first_not_of("0123456789.") == std::string::npos;
+    if (version) return word;
+  }
   return std::string("unknown");
 }
 
