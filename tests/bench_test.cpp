@@ -72,6 +72,9 @@ TEST(Bench, TimesAtenTheImplAndTheRoutedCall) {
   EXPECT_DOUBLE_EQ(row.bytes, 3.0 * 4096 * 4);
   EXPECT_NEAR(row.override_gbps, row.bytes / row.routed.median_ns, 1e-9);
   EXPECT_NEAR(row.copy_fraction, row.override_gbps / report.devices[0].copy_gbps, 1e-12);
+  // On the CPU a call's host time is all of it.
+  EXPECT_DOUBLE_EQ(row.host_original_ns, row.original.median_ns);
+  EXPECT_DOUBLE_EQ(row.host_routed_ns, row.routed.median_ns);
 }
 
 TEST(Bench, FlagsAnOverrideThatFiresWhereSlower) {
@@ -141,6 +144,10 @@ TEST(Bench, TimesCudaKernelsWithEvents) {
   ASSERT_TRUE(row.timed);
   EXPECT_EQ(row.routed.calls_per_round, 1u);  // one call per L2 flush
   EXPECT_GT(row.routed.median_ns, 1000);      // 192 MiB cannot move in a microsecond
+  // Launches return before the kernel ends: host time per call is far below device time.
+  EXPECT_GT(row.host_routed_ns, 0);
+  EXPECT_GT(row.host_original_ns, 0);
+  EXPECT_LT(row.host_routed_ns, row.routed.median_ns);
   // The override is aten's own kernel: the interval must not exclude parity by much.
   EXPECT_GT(row.speedup_high, 0.8);
   EXPECT_LT(row.speedup_low, 1.25);

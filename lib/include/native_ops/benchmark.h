@@ -70,6 +70,8 @@ struct BenchRow {
   double host_overhead_ns = 0;    // routed - impl, host time: what the dispatcher, router and cond add
   double host_overhead_low = 0;   //   (median of paired rounds) and its 95% interval: an interval
   double host_overhead_high = 0;  //   that holds 0 means the overhead drowns in the kernel's noise
+  double host_original_ns = 0;    // host time per call of aten's call and of the routed call: on a
+  double host_routed_ns = 0;      //   GPU the launch cost (calls return once queued), on the CPU all of it
   std::vector<std::string> flags;  // "fires where slower", "declines where faster", "noisy"
 };
 

@@ -43,7 +43,7 @@ std::string sweep_junit(const std::vector<SampleResult>& results);
 ///  "rows":[{"node","dsl","op","device","shape","accepted","decline_reason","timed",
 ///    "original"|"impl"|"routed":{"median_ns","q1_ns","q3_ns","rounds","calls_per_round","noisy"},
 ///    "bytes","flops","original_gbps","override_gbps","copy_fraction","speedup","speedup_ci":[low,high],
-///    "host_overhead_ns","host_overhead_ci":[low,high],"flags":[...]}]}
+///    "host_overhead_ns","host_overhead_ci":[low,high],"host_original_ns","host_routed_ns","flags":[...]}]}
 std::string bench_json(const BenchReport& report);
 
 /// The rows as CSV, one line per (node, shape), times in nanoseconds.
