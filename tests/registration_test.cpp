@@ -83,7 +83,21 @@ TEST(Registration, CompositeImplicitAutogradOpsAreRefused) {
   register_test_dsls();
   const std::string message = registration_error(
       [] { register_op_override("alpha", "aten", "matmul", DispatchKey::CPU, always(), original()); });
-  EXPECT_NE(message.find("aten::matmul is CompositeImplicitAutograd"), std::string::npos) << message;
+  EXPECT_NE(message.find("aten::matmul is CompositeImplicitAutograd at CPU"), std::string::npos) << message;
+}
+
+TEST(Registration, CompositeImplicitAutogradOpsWithABackendKernelAreTakenThere) {
+  register_test_dsls();
+  // _fused_rms_norm decomposes everywhere but has a CUDA kernel of its own (under an
+  // autograd kernel): overridable at CUDA, not at CPU.
+  const std::string message = registration_error(
+      [] { register_op_override("alpha", "aten", "_fused_rms_norm", DispatchKey::CPU, always(), original()); });
+  EXPECT_NE(message.find("is CompositeImplicitAutograd at CPU"), std::string::npos) << message;
+  const auto op = c10::Dispatcher::singleton().findSchema({"aten::_fused_rms_norm", ""});
+  ASSERT_TRUE(op.has_value());
+  if (!op->hasKernelForDispatchKey(DispatchKey::CUDA)) GTEST_SKIP() << "this libtorch has no CUDA kernels";
+  EXPECT_EQ(register_op_override("alpha", "aten", "_fused_rms_norm", DispatchKey::CUDA, always(), original()),
+            "_fused_rms_norm_alpha_0");
 }
 
 TEST(Registration, CondIsRequiredUnlessUnconditional) {

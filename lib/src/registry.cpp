@@ -145,10 +145,14 @@ static std::unique_ptr<GraphEntry> make_graph(const NodeRequest& request, const 
       throw Error(unknown_op_message(request.lib_symbol, symbol) +
                   " If the op comes with a later libtorch, set Options::since_torch to the release that added it");
     }
-  } else if (graph->op->hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd)) {
-    throw Error(graph->qualified_name +
-                " is CompositeImplicitAutograd: it has no backend kernel to fall back to, and an "
-                "override at a backend key would break its autograd. Override the ops it decomposes into");
+  } else if (graph->op->hasKernelForDispatchKey(c10::DispatchKey::CompositeImplicitAutograd) &&
+             !graph->op->hasKernelForDispatchKey(request.key)) {
+    // Some such ops also have a kernel of their own at a backend key (_fused_rms_norm at
+    // CUDA, under an autograd kernel): there an override has something to fall back to.
+    throw Error(graph->qualified_name + " is CompositeImplicitAutograd at " + c10::toString(request.key) +
+                ": it has no " + c10::toString(request.key) +
+                " kernel to fall back to, and an override there would break its autograd. Override the ops "
+                "it decomposes into");
   }
   return graph;
 }

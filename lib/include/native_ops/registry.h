@@ -50,8 +50,9 @@ struct Options {
 ///
 /// `op_symbol` is "bmm" (the default overload) or "add_.Tensor" (a named overload).
 /// Refused with native_ops::Error: an unknown dsl or namespace; the Meta and Composite*
-/// keys and any key that is not a backend key; CompositeImplicitAutograd ops (no backend
-/// kernel to fall back to, and overriding one breaks its autograd); an empty cond
+/// keys and any key that is not a backend key; CompositeImplicitAutograd ops without a
+/// kernel of their own at the key (nothing to fall back to, and overriding one there
+/// breaks its autograd); an empty cond
 /// without `unconditional_override`, or a cond with it; an unknown op (the message
 /// suggests close names; see Options::since_torch); a second override by the same dsl
 /// without `allow_multiple_override`; a graph registered through the typed API.
