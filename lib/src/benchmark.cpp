@@ -115,9 +115,20 @@ HostTimes host_times(detail::BenchClock& clock, const Variant& original, const V
 
 struct BenchCaseRef {
   SweepUnit unit;
+  detail::NodeHandle node;
   OpEntry entry;
   BenchCase bench;
 };
+
+// A row for `unit`, not yet measured.
+BenchRow row_for(const SweepUnit& unit) {
+  BenchRow row;
+  row.node_id = unit.node_id;
+  row.dsl = unit.dsl;
+  row.op_symbol = unit.op_symbol;
+  row.device = unit.target().str();
+  return row;
+}
 
 }  // namespace
 
@@ -136,18 +147,15 @@ BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& pro
     const c10::Device device = unit.target();
     // A node that cannot run here gets one row that says why.
     std::string cannot_run;
+    detail::NodeHandle node;
     try {
-      detail::find_node_handle(unit.node_id);
+      node = detail::find_node_handle(unit.node_id);
       if (unit.device == c10::DeviceType::CUDA && !at::hasCUDA()) cannot_run = "this process sees no CUDA device";
     } catch (const Error& e) {
       cannot_run = e.what();
     }
     if (!cannot_run.empty()) {
-      BenchRow row;
-      row.node_id = unit.node_id;
-      row.dsl = unit.dsl;
-      row.op_symbol = unit.op_symbol;
-      row.device = device.str();
+      BenchRow row = row_for(unit);
       row.decline_reason = "not run: " + cannot_run;
       report.rows.push_back(row);
       continue;
@@ -162,34 +170,22 @@ BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& pro
     }
     for (const OpEntry& entry : op_entries_for(unit.op_symbol, unit.dsl)) {
       if (std::find(entry.devices.begin(), entry.devices.end(), unit.device) == entry.devices.end()) continue;
-      for (const BenchCase& bench : entry.bench_cases(device)) cases.push_back({unit, entry, bench});
+      for (const BenchCase& bench : entry.bench_cases(device)) cases.push_back({unit, node, entry, bench});
     }
   }
 
   for (size_t i = 0; i < cases.size(); ++i) {
-    const auto& [unit, entry, bench] = cases[i];
+    const auto& [unit, node, entry, bench] = cases[i];
     if (progress) progress(i, cases.size(), unit.node_id + " " + bench.shape);
     const c10::Device device = unit.target();
     detail::BenchClock& clock = *clocks.at(device.str());
-    BenchRow row;
-    row.node_id = unit.node_id;
-    row.dsl = unit.dsl;
-    row.op_symbol = unit.op_symbol;
-    row.device = device.str();
+    BenchRow row = row_for(unit);
     row.shape = bench.shape;
 
     const torch::jit::Stack arguments = bench.make_arguments();
     const Cost cost = entry.cost(arguments);
     row.bytes = cost.bytes;
     row.flops = cost.flops;
-    detail::NodeHandle node;
-    try {
-      node = detail::find_node_handle(unit.node_id);
-    } catch (const Error& e) {
-      row.decline_reason = e.what();
-      report.rows.push_back(row);
-      continue;
-    }
     const detail::CondDecision decision = detail::check_node(node, arguments);
     row.accepted = decision.accepted;
     row.decline_reason = decision.reason;

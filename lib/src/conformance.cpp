@@ -87,10 +87,6 @@ std::optional<c10::DeviceType> device_type_of(c10::DispatchKey key) {
   return std::nullopt;
 }
 
-bool written(const c10::Argument& argument) {
-  return argument.alias_info() != nullptr && argument.alias_info()->isWrite();
-}
-
 bool contains(const std::vector<std::string>& ids, const std::string& id) {
   return std::find(ids.begin(), ids.end(), id) != ids.end();
 }
@@ -108,6 +104,19 @@ bool has_device(const OpEntry& entry, c10::DeviceType device) {
   return std::find(entry.devices.begin(), entry.devices.end(), device) != entry.devices.end();
 }
 
+// A result for `unit`, not yet judged.
+SampleResult result_for(const SweepUnit& unit, std::string dtype, std::string sample, std::string sample_class) {
+  SampleResult result;
+  result.node_id = unit.node_id;
+  result.dsl = unit.dsl;
+  result.op_symbol = unit.op_symbol;
+  result.device = unit.target().str();
+  result.dtype = std::move(dtype);
+  result.sample = std::move(sample);
+  result.sample_class = std::move(sample_class);
+  return result;
+}
+
 // The calls one node is judged by; results land in `results`.
 class NodeJudge {
  public:
@@ -116,19 +125,11 @@ class NodeJudge {
 
   // Returns whether the sample was meant for the node.
   bool judge(const OpEntry& entry, const Sample& sample, c10::Device device, c10::ScalarType dtype);
-  void judge_error(const ErrorSample& sample, c10::Device device);
+  void judge_error(const ErrorSample& sample);
 
  private:
-  SampleResult start(c10::Device device, std::string dtype, std::string sample, std::string sample_class) const {
-    SampleResult result;
-    result.node_id = unit_.node_id;
-    result.dsl = unit_.dsl;
-    result.op_symbol = unit_.op_symbol;
-    result.device = device.str();
-    result.dtype = std::move(dtype);
-    result.sample = std::move(sample);
-    result.sample_class = std::move(sample_class);
-    return result;
+  SampleResult start(std::string dtype, std::string sample, std::string sample_class) const {
+    return result_for(unit_, std::move(dtype), std::move(sample), std::move(sample_class));
   }
   void finish(SampleResult result, Clock::time_point started) {
     result.seconds = std::chrono::duration<double>(Clock::now() - started).count();
@@ -154,7 +155,7 @@ class NodeJudge {
 bool NodeJudge::judge(const OpEntry& entry, const Sample& sample, c10::Device device, c10::ScalarType dtype) {
   const auto started = Clock::now();
   const bool meant = contains(sample.meant_for, unit_.node_id);
-  SampleResult result = start(device, samples::dtype_name(dtype), sample.description,
+  SampleResult result = start(samples::dtype_name(dtype), sample.description,
                               std::string(to_string(sample.sample_class)));
   result.meant_for = meant;
   torch::jit::Stack arguments = sample.arguments;
@@ -234,7 +235,7 @@ bool NodeJudge::judge(const OpEntry& entry, const Sample& sample, c10::Device de
     const torch::jit::Stack routed_after = routed_arguments.stack();
     const torch::jit::Stack reference_after = reference_arguments.stack();
     for (size_t i = 0; i < schema_.arguments().size() && i < routed_after.size(); ++i) {
-      if (!written(schema_.arguments()[i]) || !routed_after[i].isTensor()) continue;
+      if (!detail::is_written(schema_.arguments()[i]) || !routed_after[i].isTensor()) continue;
       const at::Tensor& actual = routed_after[i].toTensor();
       if (auto m = detail::compare_values(actual, reference_after[i].toTensor(), entry.tolerance(actual.scalar_type()),
                                           "argument '" + schema_.arguments()[i].name() + "' after the call")) {
@@ -295,7 +296,7 @@ void NodeJudge::compare_outputs(const OpEntry& entry, const torch::jit::Stack& r
 // is made again below them (as under InferenceMode), where the impl's return shows.
 void NodeJudge::check_in_place(const torch::jit::Stack& arguments, SampleResult& result) const {
   const auto& returns = schema_.returns();
-  if (std::none_of(returns.begin(), returns.end(), written)) return;
+  if (std::none_of(returns.begin(), returns.end(), detail::is_written)) return;
   detail::GuardedArguments guarded(schema_, arguments);
   const torch::jit::Stack inputs = guarded.stack();
   torch::jit::Stack outputs = inputs;
@@ -305,10 +306,10 @@ void NodeJudge::check_in_place(const torch::jit::Stack& arguments, SampleResult&
     op_.callBoxed(outputs);
   }
   for (size_t r = 0; r < returns.size() && r < outputs.size(); ++r) {
-    if (!written(returns[r]) || !outputs[r].isTensor()) continue;
+    if (!detail::is_written(returns[r]) || !outputs[r].isTensor()) continue;
     for (size_t a = 0; a < schema_.arguments().size(); ++a) {
       const c10::Argument& argument = schema_.arguments()[a];
-      if (!written(argument) || argument.alias_info()->beforeSets() != returns[r].alias_info()->beforeSets()) continue;
+      if (!detail::is_written(argument) || argument.alias_info()->beforeSets() != returns[r].alias_info()->beforeSets()) continue;
       const at::Tensor& returned = outputs[r].toTensor();
       const at::Tensor& self = inputs[a].toTensor();
       if (!returned.is_same(self)) {
@@ -363,11 +364,10 @@ std::vector<at::Tensor> NodeJudge::gradients(const torch::jit::Stack& arguments,
       continue;
     }
     const at::Tensor& tensor = value.toTensor();
-    int64_t span = tensor.numel() == 0 ? 0 : 1;
-    for (int64_t d = 0; d < tensor.dim(); ++d) span += (tensor.size(d) - 1) * tensor.stride(d);
+    const int64_t span = detail::span_of(tensor);
     at::Tensor leaf = tensor.as_strided({span}, {1}, tensor.storage_offset()).detach().clone().requires_grad_(true);
     leaves.push_back(leaf);
-    const at::Tensor source = i < schema_.arguments().size() && written(schema_.arguments()[i]) ? leaf.clone() : leaf;
+    const at::Tensor source = i < schema_.arguments().size() && detail::is_written(schema_.arguments()[i]) ? leaf.clone() : leaf;
     call.push_back(source.as_strided(tensor.sizes(), tensor.strides(), 0));
   }
   auto run = [&] {
@@ -431,9 +431,9 @@ void NodeJudge::compare_gradients(const OpEntry& entry, const torch::jit::Stack&
   }
 }
 
-void NodeJudge::judge_error(const ErrorSample& sample, c10::Device device) {
+void NodeJudge::judge_error(const ErrorSample& sample) {
   const auto started = Clock::now();
-  SampleResult result = start(device, "", sample.description, "error");
+  SampleResult result = start("", sample.description, "error");
   torch::jit::Stack routed = sample.arguments;
   std::string routed_error;
   {
@@ -535,13 +535,7 @@ std::vector<SampleResult> run_sweep(const std::vector<SweepUnit>& units, const S
   std::vector<SampleResult> results;
   for (const SweepUnit& unit : units) {
     const c10::Device device = unit.target();
-    SampleResult coverage;
-    coverage.node_id = unit.node_id;
-    coverage.dsl = unit.dsl;
-    coverage.op_symbol = unit.op_symbol;
-    coverage.device = device.str();
-    coverage.sample = "samples meant for this node";
-    coverage.sample_class = "coverage";
+    SampleResult coverage = result_for(unit, "", "samples meant for this node", "coverage");
 
     std::optional<detail::NodeHandle> node;
     try {
@@ -573,7 +567,7 @@ std::vector<SampleResult> run_sweep(const std::vector<SweepUnit>& units, const S
     }
     for (const OpEntry& entry : entries) {
       if (!has_device(entry, unit.device) || !entry.error_samples) continue;
-      for (const ErrorSample& sample : entry.error_samples(device)) judge.judge_error(sample, device);
+      for (const ErrorSample& sample : entry.error_samples(device)) judge.judge_error(sample);
     }
     step(unit.node_id + " " + device.str() + " error samples");
 

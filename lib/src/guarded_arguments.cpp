@@ -11,18 +11,6 @@ namespace {
 // an overrun by a whole vector is caught too.
 constexpr int64_t kGuardElements = 64;
 
-bool is_written(const c10::Argument& argument) {
-  return argument.alias_info() != nullptr && argument.alias_info()->isWrite();
-}
-
-// One past the largest storage offset the view reaches, relative to its own offset.
-int64_t span_of(const at::Tensor& tensor) {
-  if (tensor.numel() == 0) return 0;
-  int64_t last = 0;
-  for (int64_t d = 0; d < tensor.dim(); ++d) last += (tensor.size(d) - 1) * tensor.stride(d);
-  return last + 1;
-}
-
 // The storage offsets (from the view's start) of every element of a view: the elements a
 // written argument may change.
 at::Tensor element_offsets(const at::Tensor& tensor) {
@@ -35,8 +23,7 @@ at::Tensor element_offsets(const at::Tensor& tensor) {
   return offsets.reshape({-1});
 }
 
-}  // namespace
-
+// The same bits reinterpreted as an integer tensor of the element's size.
 at::Tensor bits_of(const at::Tensor& tensor) {
   switch (tensor.element_size()) {
     case 1: return tensor.view(at::kByte);
@@ -44,6 +31,19 @@ at::Tensor bits_of(const at::Tensor& tensor) {
     case 4: return tensor.view(at::kInt);
     default: return tensor.view(at::kLong);
   }
+}
+
+}  // namespace
+
+bool is_written(const c10::Argument& argument) {
+  return argument.alias_info() != nullptr && argument.alias_info()->isWrite();
+}
+
+int64_t span_of(const at::Tensor& tensor) {
+  if (tensor.numel() == 0) return 0;
+  int64_t last = 0;
+  for (int64_t d = 0; d < tensor.dim(); ++d) last += (tensor.size(d) - 1) * tensor.stride(d);
+  return last + 1;
 }
 
 GuardedArguments::GuardedArguments(const c10::FunctionSchema& schema, const torch::jit::Stack& arguments) {
@@ -60,11 +60,11 @@ GuardedArguments::GuardedArguments(const c10::FunctionSchema& schema, const torc
     const int64_t last = first + span_of(tensor);
     size_t g = 0;
     while (g < guarded_.size() && !(guarded_[g].source.is_alias_of(tensor.storage()) &&
-                                    guarded_[g].buffer.scalar_type() == tensor.scalar_type())) {
+                                    guarded_[g].options.dtype() == tensor.options().dtype())) {
       ++g;
     }
     if (g == guarded_.size()) {
-      guarded_.push_back({name_of(i), tensor.storage(), first, last, at::empty({0}, tensor.options()), {}, {}});
+      guarded_.push_back({name_of(i), tensor.storage(), tensor.options(), first, last, {}, {}, {}});
     } else {
       guarded_[g].names += " and " + name_of(i);
       guarded_[g].first = std::min(guarded_[g].first, first);
@@ -75,11 +75,10 @@ GuardedArguments::GuardedArguments(const c10::FunctionSchema& schema, const torc
   // Copy each span between guards.
   for (Guarded& g : guarded_) {
     const int64_t span = g.last - g.first;
-    const at::Tensor like = g.buffer;
-    g.buffer = at::empty({span + 2 * kGuardElements}, like.options());
+    g.buffer = at::empty({span + 2 * kGuardElements}, g.options);
     bits_of(g.buffer).fill_(0x5A);  // a bit pattern no kernel writes by chance (a tiny denormal as a float)
     if (span > 0) {
-      const at::Tensor source = at::empty({0}, like.options()).set_(g.source, g.first, {span}, {1});
+      const at::Tensor source = at::empty({0}, g.options).set_(g.source, g.first, {span}, {1});
       g.buffer.narrow(0, kGuardElements, span).copy_(source);
     }
     g.allowed = at::zeros({g.buffer.numel()}, at::TensorOptions().dtype(at::kBool));

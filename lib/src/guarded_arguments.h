@@ -33,6 +33,7 @@ class GuardedArguments {
   struct Guarded {
     std::string names;   // the arguments on it: "self", "self and other"
     at::Storage source;  // the sample's storage it copies
+    c10::TensorOptions options;  // its dtype and device
     int64_t first = 0;   // the storage span copied: [first, last)
     int64_t last = 0;
     at::Tensor buffer;
@@ -43,7 +44,11 @@ class GuardedArguments {
   std::vector<Guarded> guarded_;
 };
 
-/// The same bits reinterpreted as an integer tensor of the element's size.
-at::Tensor bits_of(const at::Tensor& tensor);
+/// Whether the schema marks the argument (or return) as written: Tensor(a!).
+bool is_written(const c10::Argument& argument);
+
+/// One past the largest storage offset a view reaches, relative to its own offset: the
+/// storage span it covers, gaps included (0 when it has no element).
+int64_t span_of(const at::Tensor& tensor);
 
 }  // namespace native_ops::detail

@@ -12,12 +12,6 @@ static_assert(sizeof(ThreadRouting::active_bits) == sizeof(uint64_t[16]), "Bypas
 
 c10::OperatorHandle NodeHandle::op() const { return *graph->op; }
 
-NodeInfo NodeHandle::info() const {
-  Registry& r = registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  return info_of(*graph, *node);
-}
-
 uint64_t NodeHandle::hits() const {
   return graph->router ? counter_total(graph->router->index, node->slot) : 0;
 }

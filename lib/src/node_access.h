@@ -20,7 +20,6 @@ struct NodeHandle {
   const GraphEntry* graph = nullptr;
   const Node* node = nullptr;
   c10::OperatorHandle op() const;
-  NodeInfo info() const;
   /// Hits so far (the calls its impl ran for through the router).
   uint64_t hits() const;
 };

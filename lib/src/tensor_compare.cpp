@@ -10,6 +10,9 @@
 
 namespace native_ops::detail {
 
+namespace {
+
+// The multi-index of element `flat` of a tensor of `sizes`, in row-major order.
 std::vector<int64_t> unravel(int64_t flat, c10::IntArrayRef sizes) {
   std::vector<int64_t> index(sizes.size());
   for (int64_t d = static_cast<int64_t>(sizes.size()) - 1; d >= 0; --d) {
@@ -18,8 +21,6 @@ std::vector<int64_t> unravel(int64_t flat, c10::IntArrayRef sizes) {
   }
   return index;
 }
-
-namespace {
 
 std::string show_index(const std::vector<int64_t>& index) {
   std::ostringstream text;

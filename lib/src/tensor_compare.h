@@ -27,7 +27,4 @@ std::optional<Mismatch> compare_values(const at::Tensor& actual, const at::Tenso
 std::optional<Mismatch> compare_with_float64(const at::Tensor& actual, const at::Tensor& original,
                                              const at::Tensor& exact, Tolerance tolerance, const std::string& what);
 
-/// The multi-index of element `flat` of a tensor of `sizes`, in row-major order.
-std::vector<int64_t> unravel(int64_t flat, c10::IntArrayRef sizes);
-
 }  // namespace native_ops::detail

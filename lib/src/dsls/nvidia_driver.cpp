@@ -11,7 +11,9 @@
 
 namespace native_ops::builtin_dsls {
 
-std::optional<std::string> nvidia_driver_version() {
+namespace {
+
+std::optional<std::string> read_driver_version() {
   std::ifstream file("/proc/driver/nvidia/version");
   std::string line;
   if (!file || !std::getline(file, line)) return std::nullopt;
@@ -28,6 +30,8 @@ std::optional<std::string> nvidia_driver_version() {
   }
   return std::string("unknown");
 }
+
+}  // namespace
 
 std::optional<std::string> nvidia_gpu_model() {
   std::error_code ignored;
@@ -47,7 +51,9 @@ std::optional<std::string> nvidia_gpu_model() {
   return std::nullopt;
 }
 
-std::optional<std::string> nvidia_driver_library() {
+namespace {
+
+std::optional<std::string> find_driver_library() {
   constexpr const char* kName = "libcuda.so.1";
   std::vector<std::string> directories;
   if (const char* path = std::getenv("LD_LIBRARY_PATH")) {
@@ -75,6 +81,20 @@ std::optional<std::string> nvidia_driver_library() {
     if (std::filesystem::exists(candidate, ignored)) return candidate.string();
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+// Each DSL asks once per node it checks: probe the file system once per process (a driver
+// is not installed or removed under a running process).
+std::optional<std::string> nvidia_driver_version() {
+  static const std::optional<std::string> version = read_driver_version();
+  return version;
+}
+
+std::optional<std::string> nvidia_driver_library() {
+  static const std::optional<std::string> library = find_driver_library();
+  return library;
 }
 
 namespace {
