@@ -1,4 +1,5 @@
 // native-ops bench [--dsl X] [--op Y] [--device cpu|cuda|all] [--json FILE] [--csv FILE] [--svg FILE]
+#include <algorithm>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -57,12 +58,17 @@ void print_table(const BenchReport& report, bool color) {
     if (d.threads > 0) std::cout << ", " << d.threads << " threads";
     std::cout << "; copy bandwidth " << fixed(d.copy_gbps, 1) << " GB/s (read + write)\n";
   }
+  size_t node_width = 19, shape_width = 26;  // widened to the longest, so that columns stay aligned
+  for (const BenchRow& r : report.rows) {
+    node_width = std::max(node_width, r.node_id.size() + 2);
+    shape_width = std::max(shape_width, r.shape.size() + 2);
+  }
   std::cout << "\n"
-            << std::left << std::setw(19) << "NODE" << std::setw(26) << "SHAPE" << std::right << std::setw(9) << "ATEN"
+            << std::left << std::setw(node_width) << "NODE" << std::setw(shape_width) << "SHAPE" << std::right << std::setw(9) << "ATEN"
             << std::setw(9) << "IMPL" << std::setw(9) << "ROUTED" << std::setw(22) << "SPEEDUP (95% CI)"
             << std::setw(8) << "GB/s" << std::setw(7) << "%COPY" << std::setw(9) << "ROUTING" << "  FLAGS\n";
   for (const BenchRow& r : report.rows) {
-    std::cout << std::left << std::setw(19) << r.node_id << std::setw(26) << r.shape.substr(0, 25) << std::right;
+    std::cout << std::left << std::setw(node_width) << r.node_id << std::setw(shape_width) << r.shape << std::right;
     if (!r.timed) {
       // Untimed: declined where the impl may be wrong, or "not run: why".
       std::cout << "  " << (r.decline_reason.rfind("not run", 0) == 0 ? "" : "declined: ") << r.decline_reason << "\n";

@@ -1,4 +1,5 @@
 // native-ops list [--op PATTERN] [--dsl NAME] [--key KEY]
+#include <algorithm>
 #include <fnmatch.h>
 
 #include <iomanip>
@@ -45,6 +46,10 @@ void print_table(const std::vector<GraphInfo>& graphs, bool color) {
     std::cout << "native-ops is off (NATIVE_OPS_DISABLE or TORCH_DISABLE_NATIVE_JIT): no router installed\n";
   }
   if (graphs.empty()) std::cout << "no overrides match\n";
+  size_t id_width = 24;  // widened to the longest id, so that columns stay aligned
+  for (const GraphInfo& graph : graphs) {
+    for (const NodeInfo& node : graph.nodes) id_width = std::max(id_width, node.id.size() + 2);
+  }
   for (const GraphInfo& graph : graphs) {
     std::cout << graph.lib_symbol << "::" << graph.op_symbol << " @ " << c10::toString(graph.key) << "  ("
               << (graph.typed ? "typed" : "boxed") << " router, "
@@ -54,12 +59,12 @@ void print_table(const std::vector<GraphInfo>& graphs, bool color) {
       std::cout << "  " << paint("overlap", "disabled", color) << ": another library's kernel is at this (op, key), "
                 << overlap << "\n";
     }
-    std::cout << "   #  " << std::left << std::setw(24) << "node id" << std::setw(8) << "dsl" << std::setw(14)
+    std::cout << "   #  " << std::left << std::setw(id_width) << "node id" << std::setw(8) << "dsl" << std::setw(14)
               << "applies" << std::setw(10) << "hits" << std::setw(12) << "origin" << "state" << std::right << "\n";
     size_t position = 0;
     for (const NodeInfo& node : graph.nodes) {
       const std::string state(to_string(node.state));
-      std::cout << "  " << std::setw(2) << position++ << "  " << std::left << std::setw(24) << node.id
+      std::cout << "  " << std::setw(2) << position++ << "  " << std::left << std::setw(id_width) << node.id
                 << std::setw(8) << node.dsl << std::setw(14) << (node.unconditional ? "unconditional" : "cond")
                 << std::setw(10) << node.hits << std::setw(11) << node.origin << " " << std::right
                 << paint(state, state, color);

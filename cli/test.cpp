@@ -1,4 +1,5 @@
 // native-ops test [--dsl X] [--op Y] [--device cpu|cuda|all] [--dtype D]... [--junit FILE] [--shard K/N]
+#include <algorithm>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -103,7 +104,9 @@ void print_summary(const std::vector<SampleResult>& results, bool color) {
     if (r.outcome == Outcome::failed) ++row.failed, ++failed;
     if (r.outcome == Outcome::skipped) ++row.skipped, ++skipped;
   }
-  std::cout << std::left << std::setw(22) << "NODE" << std::setw(8) << "DEVICE" << std::setw(10) << "DTYPE"
+  size_t node_width = 22;  // widened to the longest id, so that columns stay aligned
+  for (const SampleResult& r : results) node_width = std::max(node_width, r.node_id.size() + 2);
+  std::cout << std::left << std::setw(node_width) << "NODE" << std::setw(8) << "DEVICE" << std::setw(10) << "DTYPE"
             << std::right << std::setw(8) << "SAMPLES" << std::setw(8) << "PASSED" << std::setw(8) << "FAILED"
             << std::setw(9) << "SKIPPED" << std::setw(9) << "TIME" << "\n";
   for (const std::string& key : order) {
@@ -112,7 +115,7 @@ void print_summary(const std::vector<SampleResult>& results, bool color) {
     const size_t tab2 = key.find('\t', tab1 + 1);
     std::ostringstream time;
     time << std::fixed << std::setprecision(2) << row.seconds << "s";
-    std::cout << std::left << std::setw(22) << key.substr(0, tab1) << std::setw(8)
+    std::cout << std::left << std::setw(node_width) << key.substr(0, tab1) << std::setw(8)
               << key.substr(tab1 + 1, tab2 - tab1 - 1) << std::setw(10) << key.substr(tab2 + 1) << std::right
               << std::setw(8) << row.samples << std::setw(8) << row.passed << std::setw(8) << row.failed
               << std::setw(9) << row.skipped << std::setw(9) << time.str() << "\n";

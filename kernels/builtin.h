@@ -14,6 +14,8 @@ void register_add__overrides();
 void register_bmm_cuda_overrides();
 /// _softmax and _log_softmax at CUDA over the last dimension: kernels/softmax/cuda.cpp.
 void register_softmax_cuda_overrides();
+/// native_layer_norm and _fused_rms_norm at CUDA: kernels/norm/cuda.cpp.
+void register_norm_cuda_overrides();
 
 /// All of the above, in this order. Called once, when the registry is first used.
 inline void register_builtin_overrides() {
@@ -22,18 +24,21 @@ inline void register_builtin_overrides() {
   register_add__overrides();
   register_bmm_cuda_overrides();
   register_softmax_cuda_overrides();
+  register_norm_cuda_overrides();
 }
 
 /// The op database entries of the ops above, next to their kernels (kernels/<op>/op_db.cpp).
 void register_bmm_op_entry();
 void register_softmax_op_entry();
 void register_add__op_entry();
+void register_norm_op_entry();
 
 /// All of the above. Called once, when the op database is first used.
 inline void register_builtin_op_entries() {
   register_bmm_op_entry();
   register_softmax_op_entry();
   register_add__op_entry();
+  register_norm_op_entry();
 }
 
 }  // namespace native_ops::kernels

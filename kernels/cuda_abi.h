@@ -25,6 +25,15 @@ typedef int (*NativeOpsSoftmaxRowsFn)(int dtype, int log, const void* in, void* 
                                       void* stream);
 #define NATIVE_OPS_SOFTMAX_ROWS_SYMBOL "native_ops_cuda_softmax_rows"
 
+/// Layer norm (`centered` set) or RMS norm of each contiguous row of `width` elements, in
+/// float: out = (x - mean) * rstd * weight + bias, with rstd = 1 / sqrt(mean((x - mean)^2) + eps)
+/// and mean taken as 0 when not centered. `weight` and `bias` (`width` elements, the input's
+/// dtype) may be null; `mean` (null when not centered) and `rstd` get one float per row.
+typedef int (*NativeOpsNormRowsFn)(int dtype, int centered, const void* in, const void* weight, const void* bias,
+                                   void* out, float* mean, float* rstd, int64_t rows, int64_t width, float eps,
+                                   void* stream);
+#define NATIVE_OPS_NORM_ROWS_SYMBOL "native_ops_cuda_norm_rows"
+
 /// The message of a cudaError_t.
 typedef const char* (*NativeOpsCudaErrorStringFn)(int error);
 #define NATIVE_OPS_CUDA_ERROR_STRING_SYMBOL "native_ops_cuda_error_string"

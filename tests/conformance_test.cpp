@@ -107,6 +107,20 @@ TEST(OpDatabase, DefaultTolerancesAreAssertClosesTable) {
   EXPECT_DOUBLE_EQ(default_tolerance(at::kInt).atol, 0);
 }
 
+TEST(Samples, ExtremesWriteWhatTheFillAsksFor) {
+  samples::Fill fill = samples::with_extremes(at::kFloat);
+  const at::Tensor all = samples::make_tensor({64, 64}, at::kFloat, c10::Device(c10::kCPU), fill);
+  EXPECT_EQ(all.isinf().sum().item<int64_t>(), 2);  // +inf and -inf
+  EXPECT_EQ(all.isnan().sum().item<int64_t>(), 1);
+  EXPECT_EQ(all.abs().eq(samples::large_magnitude(at::kFloat)).sum().item<int64_t>(), 2);
+
+  fill.inf = false;  // the norms' entries: a row holding inf has no defined mean
+  const at::Tensor finite = samples::make_tensor({64, 64}, at::kFloat, c10::Device(c10::kCPU), fill);
+  EXPECT_EQ(finite.isinf().sum().item<int64_t>(), 0);
+  EXPECT_EQ(finite.isnan().sum().item<int64_t>(), 1);
+  EXPECT_EQ(finite.abs().eq(samples::large_magnitude(at::kFloat)).sum().item<int64_t>(), 2);
+}
+
 // One test per built-in node and dtype: ctest runs the CPU sweep everywhere and the CUDA
 // sweep where the cuda DSL is available (it skips, with the reason, elsewhere).
 struct SweepCase {

@@ -96,7 +96,13 @@ TEST(Registration, CompositeImplicitAutogradOpsWithABackendKernelAreTakenThere) 
   const auto op = c10::Dispatcher::singleton().findSchema({"aten::_fused_rms_norm", ""});
   ASSERT_TRUE(op.has_value());
   if (!op->hasKernelForDispatchKey(DispatchKey::CUDA)) GTEST_SKIP() << "this libtorch has no CUDA kernels";
-  EXPECT_EQ(register_op_override("alpha", "aten", "_fused_rms_norm", DispatchKey::CUDA, always(), original()),
+  // Typed, like the built-in cuda override already there.
+  EXPECT_EQ(register_op_override<at::_ops::_fused_rms_norm>(
+                "alpha", DispatchKey::CUDA,
+                [](const at::Tensor&, at::IntArrayRef, const std::optional<at::Tensor>&, std::optional<double>) {
+                  return true;
+                },
+                &at::_ops::_fused_rms_norm::call),
             "_fused_rms_norm_alpha_0");
 }
 

@@ -47,7 +47,8 @@ at::Tensor view_as_layout(const at::Tensor& base, c10::IntArrayRef sizes, Layout
 
 void write_extremes(at::Tensor& flat, const Fill& fill) {
   const double inf = std::numeric_limits<double>::infinity();
-  std::vector<double> specials = {inf, -inf, fill.extreme_magnitude, -fill.extreme_magnitude};
+  std::vector<double> specials = {fill.extreme_magnitude, -fill.extreme_magnitude};
+  if (fill.inf) specials.insert(specials.begin(), {inf, -inf});
   if (fill.nan) specials.push_back(std::numeric_limits<double>::quiet_NaN());
   const int64_t n = flat.numel();
   const int64_t count = std::min<int64_t>(n, static_cast<int64_t>(specials.size()));

@@ -25,9 +25,10 @@ struct Fill {
   uint64_t seed = 0;  // same seed, same values, every run
   double low = -9;    // values are uniform in [low, high); bool tensors are 0/1
   double high = 9;
-  /// Floating only: also write +-inf, +-this magnitude and (with `nan`) NaN at spread-out
-  /// positions, as many of them as the tensor has elements.
+  /// Floating only: also write +-this magnitude, and (with `inf`) +-inf and (with `nan`)
+  /// NaN, each once, at spread-out positions (as many as the tensor has elements).
   double extreme_magnitude = 0;
+  bool inf = true;
   bool nan = true;
 };
 

@@ -44,6 +44,7 @@ Kernels load() {
   }
   return {symbol<NativeOpsOuterProductFn>(library, NATIVE_OPS_OUTER_PRODUCT_SYMBOL, path),
           symbol<NativeOpsSoftmaxRowsFn>(library, NATIVE_OPS_SOFTMAX_ROWS_SYMBOL, path),
+          symbol<NativeOpsNormRowsFn>(library, NATIVE_OPS_NORM_ROWS_SYMBOL, path),
           symbol<NativeOpsCudaErrorStringFn>(library, NATIVE_OPS_CUDA_ERROR_STRING_SYMBOL, path)};
 }
 

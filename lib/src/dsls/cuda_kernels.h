@@ -13,6 +13,7 @@ namespace native_ops::cuda {
 struct Kernels {
   NativeOpsOuterProductFn outer_product;
   NativeOpsSoftmaxRowsFn softmax_rows;
+  NativeOpsNormRowsFn norm_rows;
   NativeOpsCudaErrorStringFn error_string;
 };
 

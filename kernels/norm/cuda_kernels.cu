@@ -1,0 +1,102 @@
+// Layer norm and RMS norm over the last dimensions on the GPU, as row kernels
+// (../cuda_rows.cuh): each row is read from DRAM once and held on chip, where its mean and
+// variance are taken in two passes (no E[x^2] - E[x]^2 cancellation), then normalised,
+// scaled and written. Rows too wide for the chip take one pass of both sums, then a
+// second read to write.
+#include <cstdint>
+
+#include "cuda_rows.cuh"
+
+namespace native_ops::cuda {
+namespace {
+
+// The VEC elements of `values` (width elements, may be null: then `fallback`) at column c.
+template <class T, int VEC>
+__device__ __forceinline__ void load_floats(const T* values, int64_t c, float (&out)[VEC], float fallback) {
+  if (values == nullptr) {
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) out[k] = fallback;
+    return;
+  }
+  const Vec<T, VEC> v = *reinterpret_cast<const Vec<T, VEC>*>(values + c);
+#pragma unroll
+  for (int k = 0; k < VEC; ++k) out[k] = to_float(v.v[k]);
+}
+
+template <class T, int VEC>
+struct NormRows {
+  using Element = T;
+  const T* in;
+  T* out;
+  const T* weight;  // may be null
+  const T* bias;    // may be null
+  float* mean_out;  // may be null
+  float* rstd_out;
+  int64_t width;
+  float eps;
+  bool centered;  // layer norm; RMS norm when not
+
+  template <class Row, class Reduce>
+  __device__ __forceinline__ void operator()(const Row& row, int64_t r, int thread, Reduce reduce) const {
+    const float n = static_cast<float>(width);
+    // Sums of x - shift, with shift the row's first element: for a row far from zero
+    // (values near 1000, say) x - shift is exact and small, where a plain sum of x would
+    // lose the mean to rounding; the mean is carried as shift + offset.
+    const float shift = centered ? to_float(in[r * width]) : 0.f;
+    float offset = 0.f, variance = 0.f;
+    if constexpr (Row::kOnChip) {
+      if (centered) {
+        float sum = 0.f;
+        row.for_each([&](float x) { sum += x - shift; });
+        offset = reduce(sum, Sum{}) / n;
+      }
+      float squares = 0.f;
+      row.for_each([&](float x) { squares += ((x - shift) - offset) * ((x - shift) - offset); });
+      variance = reduce(squares, Sum{}) / n;
+    } else {  // one reading pass for both sums
+      float2 sums{0.f, 0.f};
+      row.for_each([&](float x) {
+        sums.x += x - shift;
+        sums.y += (x - shift) * (x - shift);
+      });
+      sums = reduce(sums, Sum{});
+      offset = centered ? sums.x / n : 0.f;
+      variance = fmaxf(sums.y / n - offset * offset, 0.f);
+    }
+    const float rstd = rsqrtf(variance + eps);
+    if (thread == 0) {
+      if (mean_out != nullptr) mean_out[r] = shift + offset;
+      rstd_out[r] = rstd;
+    }
+    row.store(out + r * width, [&](int64_t c, float(&vals)[VEC]) {
+      float w[VEC], b[VEC];
+      load_floats(weight, c, w, 1.f);
+      load_floats(bias, c, b, 0.f);
+#pragma unroll
+      for (int k = 0; k < VEC; ++k) vals[k] = ((vals[k] - shift) - offset) * rstd * w[k] + b[k];
+    });
+  }
+};
+
+bool aligned16(const void* pointer) { return reinterpret_cast<uintptr_t>(pointer) % 16 == 0; }
+
+}  // namespace
+}  // namespace native_ops::cuda
+
+extern "C" __attribute__((visibility("default"))) int native_ops_cuda_norm_rows(
+    int dtype, int centered, const void* in, const void* weight, const void* bias, void* out, float* mean,
+    float* rstd, int64_t rows, int64_t width, float eps, void* stream) {
+  using namespace native_ops::cuda;
+  return dispatch_dtype(dtype, [&](auto element) {
+    using T = decltype(element);
+    constexpr int kVec = 16 / sizeof(T);
+    const bool aligned = width % kVec == 0 && aligned16(in) && aligned16(out) && aligned16(weight) && aligned16(bias);
+    auto run = [&](auto vec) {
+      constexpr int kVecUsed = decltype(vec)::value;
+      const NormRows<T, kVecUsed> op{static_cast<const T*>(in), static_cast<T*>(out), static_cast<const T*>(weight),
+                                     static_cast<const T*>(bias), mean, rstd, width, eps, centered != 0};
+      return launch_rows<kVecUsed>(op, rows, width, static_cast<cudaStream_t>(stream));
+    };
+    return aligned ? run(std::integral_constant<int, kVec>{}) : run(std::integral_constant<int, 1>{});
+  });
+}
