@@ -1,9 +1,12 @@
 // native-ops bench [--dsl X] [--op Y] [--device cpu|cuda|all] [--json FILE] [--csv FILE] [--svg FILE]
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
+#include <tuple>
 #include <unistd.h>
 
 #include "commands.h"
@@ -89,6 +92,53 @@ void print_table(const BenchReport& report, bool color) {
                "(~0: its 95% interval holds zero, lost in the kernel's noise).\n";
 }
 
+std::string to_upper(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// Where overrides of one op in several DSLs ran on the same shapes: aten and each DSL's
+// time side by side (the routed call, or the impl alone where the cond declines: "*").
+void print_side_by_side(const BenchReport& report) {
+  std::vector<std::string> dsls;
+  std::map<std::tuple<std::string, std::string, std::string>, std::map<std::string, const BenchRow*>> cells;
+  std::vector<std::tuple<std::string, std::string, std::string>> order;
+  for (const BenchRow& r : report.rows) {
+    if (!r.timed) continue;
+    if (std::find(dsls.begin(), dsls.end(), r.dsl) == dsls.end()) dsls.push_back(r.dsl);
+    const auto key = std::make_tuple(r.op_symbol, r.device, r.shape);
+    if (cells.find(key) == cells.end()) order.push_back(key);
+    cells[key][r.dsl] = &r;
+  }
+  const bool shared = std::any_of(cells.begin(), cells.end(), [](const auto& cell) { return cell.second.size() > 1; });
+  if (!shared) return;
+  size_t op_width = 14, shape_width = 26;
+  for (const auto& [op, device, shape] : order) {
+    op_width = std::max(op_width, op.size() + 2);
+    shape_width = std::max(shape_width, shape.size() + 2);
+  }
+  std::cout << "\nSIDE BY SIDE (routed time; * the impl alone, where its cond declines)\n"
+            << std::left << std::setw(op_width) << "OP" << std::setw(shape_width) << "SHAPE" << std::right
+            << std::setw(10) << "ATEN";
+  for (const std::string& dsl : dsls) std::cout << std::setw(11) << to_upper(dsl);
+  std::cout << "\n";
+  for (const auto& key : order) {
+    const auto& by_dsl = cells[key];
+    std::cout << std::left << std::setw(op_width) << std::get<0>(key) << std::setw(shape_width) << std::get<2>(key)
+              << std::right << std::setw(10) << duration(by_dsl.begin()->second->original.median_ns);
+    for (const std::string& dsl : dsls) {
+      const auto found = by_dsl.find(dsl);
+      if (found == by_dsl.end()) {
+        std::cout << std::setw(11) << "-";
+        continue;
+      }
+      const BenchRow& r = *found->second;
+      std::cout << std::setw(11) << (r.accepted ? duration(r.routed.median_ns) : duration(r.impl.median_ns) + "*");
+    }
+    std::cout << "\n";
+  }
+}
+
 void write_file(const std::string& path, const std::string& text, const char* option) {
   std::ofstream file(path);
   file << text;
@@ -130,6 +180,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& options) {
       std::cout << bench_json(report) << "\n";
     } else {
       print_table(report, options.use_color());
+      print_side_by_side(report);
     }
     if (report.rows.empty()) std::cerr << "native-ops: no override matches: nothing was benchmarked\n";
   });

@@ -17,6 +17,13 @@ void register_softmax_cuda_overrides();
 /// native_layer_norm and _fused_rms_norm at CUDA: kernels/norm/cuda.cpp.
 void register_norm_cuda_overrides();
 
+/// The triton DSL's, at CUDA, after the cuda DSL's (a policy puts them first):
+/// bmm (kernels/bmm/triton.cpp), _softmax and _log_softmax (kernels/softmax/triton.cpp),
+/// _fused_rms_norm (kernels/norm/triton.cpp).
+void register_bmm_triton_overrides();
+void register_softmax_triton_overrides();
+void register_norm_triton_overrides();
+
 /// All of the above, in this order. Called once, when the registry is first used.
 inline void register_builtin_overrides() {
   register_bmm_overrides();
@@ -25,6 +32,9 @@ inline void register_builtin_overrides() {
   register_bmm_cuda_overrides();
   register_softmax_cuda_overrides();
   register_norm_cuda_overrides();
+  register_bmm_triton_overrides();
+  register_softmax_triton_overrides();
+  register_norm_triton_overrides();
 }
 
 /// The op database entries of the ops above, next to their kernels (kernels/<op>/op_db.cpp).

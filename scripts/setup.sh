@@ -8,6 +8,9 @@
 #      - else a project-local .venv with torch==2.11.0 from PyPI. Wheels are cached in
 #        ~/.cache/native-ops/wheels, so fresh clones on this machine download nothing.
 #   2. Installs the Debian packages the build needs when any is missing (root only).
+#   3. Checks for Triton 3.6.0, the triton DSL's build-time compiler: in the .venv it is
+#      installed (from the same wheel cache; torch's wheel depends on it already);
+#      elsewhere it is used when present, and the build says so when it is not.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -86,6 +89,39 @@ ensure_venv_torch() {
   say "torch $torch_version: installed in $venv"
 }
 
+triton_version=3.6.0
+python_has_triton() {
+  "$1" - "$triton_version" <<'PY' 2>/dev/null
+import sys
+import triton
+sys.exit(0 if triton.__version__ == sys.argv[1] else 1)
+PY
+}
+
+ensure_venv_triton() {
+  local venv="$root/.venv"
+  if python_has_triton "$venv/bin/python"; then
+    say "triton $triton_version: present in $venv"
+    return
+  fi
+  "$venv/bin/pip" install -q --no-index --find-links "$cache/wheels" "triton==$triton_version" 2>/dev/null || {
+    say "downloading triton==$triton_version into $cache/wheels"
+    "$venv/bin/pip" download -q --no-deps --dest "$cache/wheels" "triton==$triton_version" \
+      || die "cannot download triton==$triton_version from PyPI: check the network or proxy (PIP_INDEX_URL)"
+    "$venv/bin/pip" install -q --no-index --find-links "$cache/wheels" "triton==$triton_version" \
+      || die "installing triton==$triton_version from $cache/wheels failed: delete that folder and run again"
+  }
+  say "triton $triton_version: installed in $venv"
+}
+
+report_triton() {
+  if python_has_triton "$1"; then
+    say "triton $triton_version: present for $1"
+  else
+    say "triton $triton_version is not importable by $1: the build will have no Triton kernels (the triton DSL says why)"
+  fi
+}
+
 mkdir -p "$root/build"
 env_file="$root/build/setup.env"
 torch_dir=${NATIVE_OPS_TORCH_DIR:-${Torch_DIR:-}}
@@ -97,10 +133,12 @@ if [ -n "$torch_dir" ]; then
 elif python_has_torch python3; then
   say "libtorch: the torch $torch_version of $(command -v python3); installing nothing for it"
   ensure_debian_packages
+  report_triton python3
   printf 'TORCH_DIR=\nPYTHON=%q\n' "$(command -v python3)" >"$env_file"
 else
   ensure_debian_packages with-venv
   ensure_venv_torch
+  ensure_venv_triton
   printf 'TORCH_DIR=\nPYTHON=%q\n' "$root/.venv/bin/python" >"$env_file"
 fi
 say "ready: $env_file"

@@ -6,6 +6,7 @@
 #include <ATen/ops/bmm_ops.h>
 #include <ATen/ops/empty.h>
 
+#include "bmm/gpu_domain.h"
 #include "builtin.h"
 #include "dsls/cuda_kernels.h"
 #include "native_ops/typed.h"
@@ -16,16 +17,7 @@ namespace native_ops::kernels {
 namespace {
 
 Verdict outer_product_cuda_applies(const at::Tensor& self, const at::Tensor& mat2) {
-  if (self.dim() != 3 || mat2.dim() != 3 || self.size(0) != mat2.size(0) || self.size(2) != mat2.size(1)) {
-    return decline("not a valid bmm (aten reports the error)");
-  }
-  if (self.size(2) != 1) return decline("inner dimension is not 1");
-  const auto dtype = self.scalar_type();
-  if (dtype != mat2.scalar_type()) return decline("dtypes differ");
-  if (dtype != at::kFloat && dtype != at::kHalf && dtype != at::kBFloat16) return decline("dtype is not float32, float16 or bfloat16");
-  if (self.device() != mat2.device()) return decline("inputs on different devices");
-  if (self.numel() == 0 || mat2.numel() == 0) return decline("empty input");
-  if (self.is_neg() || mat2.is_neg()) return decline("a negative-bit view");
+  if (const Verdict verdict = gpu_outer_product_applies(self, mat2); !verdict.accepted()) return verdict;
   if (self.size(0) * self.size(1) > (int64_t{1} << 30) || mat2.size(2) > (int64_t{1} << 24)) {
     return decline("more rows or columns than one launch covers");
   }

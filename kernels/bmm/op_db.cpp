@@ -15,6 +15,7 @@ using samples::laid_out;
 
 constexpr const char* kOuterProduct = "bmm_cpp_0";
 constexpr const char* kCudaOuterProduct = "bmm_cuda_0";
+constexpr const char* kTritonOuterProduct = "bmm_triton_0";
 
 struct BmmShape {
   int64_t batch, m, k, n;
@@ -32,8 +33,9 @@ bool outer_product_handles(const at::Tensor& a, const at::Tensor& b) {
          (b.stride(2) == 1 || b.size(2) == 1);
 }
 
-// The cuda outer-product kernel's domain.
-bool cuda_outer_product_handles(const at::Tensor& a, const at::Tensor& b) {
+// The cuda and triton outer-product kernels' domain (the samples stay far below their
+// launch limits).
+bool gpu_outer_product_handles(const at::Tensor& a, const at::Tensor& b) {
   const auto dtype = a.scalar_type();
   return (dtype == at::kFloat || dtype == at::kHalf || dtype == at::kBFloat16) && b.scalar_type() == dtype &&
          a.size(2) == 1 && a.numel() > 0 && b.numel() > 0;
@@ -160,9 +162,15 @@ void register_bmm_op_entry() {
   entry.devices = {c10::DeviceType::CUDA};
   entry.dtypes = {at::kBFloat16, at::kHalf, at::kFloat};
   entry.samples = [](c10::Device device, c10::ScalarType dtype) {
-    return bmm_samples(device, dtype, {kCudaOuterProduct, &cuda_outer_product_handles});
+    return bmm_samples(device, dtype, {kCudaOuterProduct, &gpu_outer_product_handles});
   };
   entry.bench_cases = bmm_cuda_bench_cases;
+  register_op_entry(entry);
+
+  entry.dsls = {"triton"};
+  entry.samples = [](c10::Device device, c10::ScalarType dtype) {
+    return bmm_samples(device, dtype, {kTritonOuterProduct, &gpu_outer_product_handles});
+  };
   register_op_entry(std::move(entry));
 }
 

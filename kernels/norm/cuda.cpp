@@ -13,6 +13,7 @@
 #include <ATen/ops/native_layer_norm_ops.h>
 
 #include "builtin.h"
+#include "norm/gpu_domain.h"
 #include "dsls/cuda_kernels.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
@@ -20,54 +21,6 @@
 namespace native_ops::kernels {
 
 namespace {
-
-// Why a cond declines a weight or bias (reasons must be literals: see verdict.h).
-struct ParameterReasons {
-  const char* shape;
-  const char* dtype;
-  const char* device;
-  const char* layout;
-};
-constexpr ParameterReasons kWeight{"weight is not shaped like normalized_shape (aten reports the error)",
-                                   "weight's dtype differs from the input's", "weight is on another device",
-                                   "weight is not contiguous"};
-constexpr ParameterReasons kBias{"bias is not shaped like normalized_shape (aten reports the error)",
-                                 "bias's dtype differs from the input's", "bias is on another device",
-                                 "bias is not contiguous"};
-
-Verdict parameter_applies(const at::Tensor& input, at::IntArrayRef normalized_shape,
-                          const std::optional<at::Tensor>& parameter, const ParameterReasons& reasons) {
-  if (!parameter.has_value() || !parameter->defined()) return true;
-  if (parameter->sizes() != normalized_shape) return decline(reasons.shape);
-  if (parameter->scalar_type() != input.scalar_type()) return decline(reasons.dtype);
-  if (parameter->device() != input.device()) return decline(reasons.device);
-  if (!parameter->is_contiguous() || parameter->is_neg()) return decline(reasons.layout);
-  return true;
-}
-
-// Both norms: contiguous rows of the trailing normalized_shape dimensions.
-Verdict norm_applies(const at::Tensor& input, at::IntArrayRef normalized_shape, const std::optional<at::Tensor>& weight,
-                     const std::optional<at::Tensor>& bias) {
-  const auto dtype = input.scalar_type();
-  if (dtype != at::kFloat && dtype != at::kHalf && dtype != at::kBFloat16) return decline("dtype is not float32, float16 or bfloat16");
-  const int64_t normalized_dims = static_cast<int64_t>(normalized_shape.size());
-  if (normalized_dims == 0 || normalized_dims > input.dim() ||
-      input.sizes().slice(input.dim() - normalized_dims) != normalized_shape) {
-    return decline("normalized_shape is not the input's trailing shape (aten reports the error)");
-  }
-  if (input.numel() == 0) return decline("empty input");
-  if (!input.is_contiguous()) return decline("not contiguous");
-  if (input.is_neg()) return decline("a negative-bit view");
-  if (const Verdict verdict = parameter_applies(input, normalized_shape, weight, kWeight); !verdict.accepted()) {
-    return verdict;
-  }
-  if (const Verdict verdict = parameter_applies(input, normalized_shape, bias, kBias); !verdict.accepted()) {
-    return verdict;
-  }
-  const int64_t width = c10::multiply_integers(normalized_shape);
-  if (input.numel() / width > 0x7fffffff) return decline("more rows than one launch covers");
-  return true;
-}
 
 struct Normalized {
   at::Tensor out;
@@ -100,7 +53,7 @@ Verdict layer_norm_applies(const at::Tensor& input, c10::SymIntArrayRef normaliz
                            const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias, double) {
   const auto shape = c10::asIntArrayRefSlowOpt(normalized_shape);
   if (!shape.has_value()) return decline("symbolic normalized_shape");
-  return norm_applies(input, *shape, weight, bias);
+  return gpu_norm_applies(input, *shape, weight, bias);
 }
 
 std::tuple<at::Tensor, at::Tensor, at::Tensor> layer_norm(const at::Tensor& input, c10::SymIntArrayRef normalized_shape,
@@ -112,7 +65,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> layer_norm(const at::Tensor& inpu
 
 Verdict rms_norm_applies(const at::Tensor& input, at::IntArrayRef normalized_shape,
                          const std::optional<at::Tensor>& weight, std::optional<double>) {
-  return norm_applies(input, normalized_shape, weight, std::nullopt);
+  return gpu_norm_applies(input, normalized_shape, weight, std::nullopt);
 }
 
 std::tuple<at::Tensor, at::Tensor> rms_norm(const at::Tensor& input, at::IntArrayRef normalized_shape,

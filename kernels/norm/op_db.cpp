@@ -18,9 +18,11 @@ using samples::laid_out;
 struct Norm {
   const char* node;
   bool layer;  // native_layer_norm (input, shape, weight, bias, eps); else _fused_rms_norm (input, shape, weight, eps)
+  bool triton = false;
 };
 constexpr Norm kLayerNorm{"native_layer_norm_cuda_0", true};
 constexpr Norm kRmsNorm{"_fused_rms_norm_cuda_0", false};
+constexpr Norm kTritonRmsNorm{"_fused_rms_norm_triton_0", false, true};
 
 // The cuda norm kernels' domain: their conds must accept exactly these (samples make the
 // weight and bias like the input, contiguous).
@@ -28,6 +30,12 @@ bool cuda_norm_handles(const at::Tensor& input) {
   const auto dtype = input.scalar_type();
   return (dtype == at::kFloat || dtype == at::kHalf || dtype == at::kBFloat16) && input.numel() > 0 &&
          input.is_contiguous();
+}
+
+// The triton kernel's: rows of a multiple of 16 elements, 16-byte aligned (the samples'
+// weights are fresh, aligned tensors).
+bool triton_norm_handles(const at::Tensor& input, int64_t width) {
+  return cuda_norm_handles(input) && width % 16 == 0 && reinterpret_cast<uintptr_t>(input.const_data_ptr()) % 16 == 0;
 }
 
 // How a sample calls the norm.
@@ -62,7 +70,8 @@ std::vector<Sample> norm_samples(c10::Device device, c10::ScalarType dtype, cons
     call.fill.seed = ++seed;
     const at::Tensor input = samples::make_tensor(call.sizes, dtype, device, call.fill);
     std::vector<std::string> meant_for;
-    if (cuda_norm_handles(input)) meant_for.push_back(norm.node);
+    const int64_t width = c10::multiply_integers(call.sizes.end() - call.normalized_dims, call.sizes.end());
+    if (norm.triton ? triton_norm_handles(input, width) : cuda_norm_handles(input)) meant_for.push_back(norm.node);
     std::string description = samples::describe(input) + " over " + std::to_string(call.normalized_dims) + " dim";
     if (!call.weight) description += ", no weight";
     if (norm.layer && !call.bias) description += ", no bias";
@@ -183,6 +192,12 @@ void register_norm_op_entry() {
   rms_norm.error_samples = [](c10::Device device) { return norm_errors(device, kRmsNorm); };
   rms_norm.bench_cases = [](c10::Device device) {
     return norm_bench_cases(device, kRmsNorm, {{64, 1024}, {32768, 4096}, {4096, 32000}, {1024, 65536}});
+  };
+  register_op_entry(rms_norm);
+
+  rms_norm.dsls = {"triton"};
+  rms_norm.samples = [](c10::Device device, c10::ScalarType dtype) {
+    return norm_samples(device, dtype, kTritonRmsNorm);
   };
   register_op_entry(std::move(rms_norm));
 }

@@ -8,6 +8,7 @@
 #include <ATen/ops/empty.h>
 
 #include "builtin.h"
+#include "softmax/gpu_domain.h"
 #include "dsls/cuda_kernels.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
@@ -15,18 +16,6 @@
 namespace native_ops::kernels {
 
 namespace {
-
-Verdict rows_apply(const at::Tensor& self, int64_t dim, bool half_to_float) {
-  const auto dtype = self.scalar_type();
-  if (dtype != at::kFloat && dtype != at::kHalf && dtype != at::kBFloat16) return decline("dtype is not float32, float16 or bfloat16");
-  if (half_to_float) return decline("half_to_float is set");
-  if (self.dim() == 0 || (dim != -1 && dim != self.dim() - 1)) return decline("not over the last dimension");
-  if (self.numel() == 0) return decline("empty input");
-  if (!self.is_contiguous()) return decline("not contiguous");
-  if (self.is_neg()) return decline("a negative-bit view");
-  if (self.numel() / self.size(-1) > 0x7fffffff) return decline("more rows than one launch covers");
-  return true;
-}
 
 at::Tensor rows(const at::Tensor& self, bool log) {
   const c10::DeviceGuard device(self.device());
@@ -42,9 +31,9 @@ at::Tensor rows(const at::Tensor& self, bool log) {
 }  // namespace
 
 void register_softmax_cuda_overrides() {
-  register_op_override<at::_ops::_softmax>("cuda", c10::DispatchKey::CUDA, &rows_apply,
+  register_op_override<at::_ops::_softmax>("cuda", c10::DispatchKey::CUDA, &gpu_rows_apply,
                                            [](const at::Tensor& self, int64_t, bool) { return rows(self, false); });
-  register_op_override<at::_ops::_log_softmax>("cuda", c10::DispatchKey::CUDA, &rows_apply,
+  register_op_override<at::_ops::_log_softmax>("cuda", c10::DispatchKey::CUDA, &gpu_rows_apply,
                                                [](const at::Tensor& self, int64_t, bool) { return rows(self, true); });
 }
 

@@ -30,6 +30,12 @@ bool cuda_rows_handle(const at::Tensor& self, int64_t dim, bool half_to_float) {
          (dim == -1 || dim == self.dim() - 1) && self.numel() > 0 && self.is_contiguous();
 }
 
+// The triton row kernels' domain: aligned rows of a multiple of 16 elements.
+bool triton_rows_handle(const at::Tensor& self, int64_t dim, bool half_to_float) {
+  return cuda_rows_handle(self, dim, half_to_float) && self.size(-1) % 16 == 0 &&
+         reinterpret_cast<uintptr_t>(self.const_data_ptr()) % 16 == 0;
+}
+
 // A node and the calls its cond must accept.
 struct Domain {
   const char* node;
@@ -135,26 +141,34 @@ void register_softmax_op_entry() {
   entry.bench_cases = softmax_bench_cases;
   register_op_entry(entry);
 
-  // The cuda row kernels, for softmax and log-softmax: the same samples, on the GPU.
-  entry.dsls = {"cuda"};
+  // The cuda and triton row kernels, for softmax and log-softmax: the same samples, on
+  // the GPU, and the shapes of ../shared/notes/h200-baseline.md.
   entry.devices = {c10::DeviceType::CUDA};
   entry.dtypes = {at::kBFloat16, at::kHalf, at::kFloat};
-  entry.samples = [](c10::Device device, c10::ScalarType dtype) {
-    return softmax_samples(device, dtype, {"_softmax_cuda_0", &cuda_rows_handle});
-  };
-  entry.bench_cases = [](c10::Device device) {
-    return rows_cuda_bench_cases(device, {{64, 1024}, {32768, 4096}, {4096, 32000}, {65536, 1024}, {1024, 65536}});
-  };
-  register_op_entry(entry);
+  for (const char* dsl : {"cuda", "triton"}) {
+    entry.dsls = {dsl};
+    const std::string tag(dsl);
+    const Domain softmax{tag == "cuda" ? "_softmax_cuda_0" : "_softmax_triton_0",
+                         tag == "cuda" ? &cuda_rows_handle : &triton_rows_handle};
+    const Domain log_softmax{tag == "cuda" ? "_log_softmax_cuda_0" : "_log_softmax_triton_0", softmax.handles};
+    entry.op_symbol = "_softmax";
+    entry.samples = [softmax](c10::Device device, c10::ScalarType dtype) {
+      return softmax_samples(device, dtype, softmax);
+    };
+    entry.bench_cases = [](c10::Device device) {
+      return rows_cuda_bench_cases(device, {{64, 1024}, {32768, 4096}, {4096, 32000}, {65536, 1024}, {1024, 65536}});
+    };
+    register_op_entry(entry);
 
-  entry.op_symbol = "_log_softmax";
-  entry.samples = [](c10::Device device, c10::ScalarType dtype) {
-    return softmax_samples(device, dtype, {"_log_softmax_cuda_0", &cuda_rows_handle});
-  };
-  entry.bench_cases = [](c10::Device device) {
-    return rows_cuda_bench_cases(device, {{64, 1024}, {32768, 4096}, {4096, 32000}});
-  };
-  register_op_entry(std::move(entry));
+    entry.op_symbol = "_log_softmax";
+    entry.samples = [log_softmax](c10::Device device, c10::ScalarType dtype) {
+      return softmax_samples(device, dtype, log_softmax);
+    };
+    entry.bench_cases = [](c10::Device device) {
+      return rows_cuda_bench_cases(device, {{64, 1024}, {32768, 4096}, {4096, 32000}});
+    };
+    register_op_entry(entry);
+  }
 }
 
 }  // namespace native_ops::kernels

@@ -1,13 +1,18 @@
 #include "native_ops/dsls/triton.h"
 
+#include <string>
+
+#include "dsls/triton_artifacts.h"
 #include "nvidia_driver.h"
 
 namespace native_ops::builtin_dsls {
 
 std::unique_ptr<Dsl> make_triton_dsl() {
-  return make_nvidia_dsl(
-      "triton", NATIVE_OPS_WITH_TRITON != 0, "Triton " NATIVE_OPS_TRITON_VERSION " (ahead of time)",
-      "this build holds no Triton kernels: configure with triton==3.6.0 importable by the build's Python");
+  // The kernels embedded at build time say whether there are any, and which Triton made them.
+  const bool built = triton::artifacts().size > 0;
+  return make_nvidia_dsl("triton", built,
+                         "Triton " + std::string(triton::compiler_version()) + " (ahead of time, sm_90)",
+                         built ? "" : NATIVE_OPS_TRITON_MISSING);
 }
 
 }  // namespace native_ops::builtin_dsls

@@ -1,0 +1,87 @@
+// _fused_rms_norm at CUDA over the trailing dimensions in Triton
+// (kernels/norm/triton.py, compiled ahead of time): one row per program, held in
+// registers up to 16384 elements, read twice beyond. Returns float32 rstd shaped like
+// the input with the normalised dimensions kept as 1, as aten's CUDA kernel does.
+#include <array>
+#include <limits>
+#include <string>
+
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/_fused_rms_norm_ops.h>
+#include <ATen/ops/empty.h>
+
+#include "builtin.h"
+#include "norm/gpu_domain.h"
+#include "dsls/triton_kernels.h"
+#include "native_ops/typed.h"
+#include "native_ops/verdict.h"
+
+namespace native_ops::kernels {
+
+namespace {
+
+// The row widths compiled to be held in registers (kernels/norm/triton.py's BLOCKS).
+constexpr std::array<int64_t, 5> kBlocks = {1024, 2048, 4096, 8192, 16384};
+
+bool aligned16(const at::Tensor& tensor) { return reinterpret_cast<uintptr_t>(tensor.const_data_ptr()) % 16 == 0; }
+
+Verdict rms_norm_triton_applies(const at::Tensor& input, at::IntArrayRef normalized_shape,
+                                const std::optional<at::Tensor>& weight, std::optional<double>) {
+  if (const Verdict verdict = gpu_norm_applies(input, normalized_shape, weight, std::nullopt); !verdict.accepted()) {
+    return verdict;
+  }
+  // The kernels are compiled for 16-byte aligned rows of a multiple of 16 elements.
+  const int64_t width = c10::multiply_integers(normalized_shape);
+  const bool has_weight = weight.has_value() && weight->defined();
+  if (width % 16 != 0 || !aligned16(input) || (has_weight && !aligned16(*weight))) {
+    return decline("rows are not a multiple of 16 elements, 16-byte aligned");
+  }
+  if (width > 0x7fffffff) return decline("rows longer than one launch covers");
+  return true;
+}
+
+// Per dtype, weight or not: the register-held variants in kBlocks' order, then the chunked one.
+const triton::Artifact& rms_norm_kernel(const at::Tensor& input, bool has_weight, int64_t width) {
+  static const std::vector<const triton::Artifact*> kernels = [] {
+    std::vector<const triton::Artifact*> all;
+    for (const char* dtype : triton::kDtypeKeys) {
+      for (const char* weighted : {":plain:", ":weight:"}) {
+        const std::string prefix = std::string("rms_norm_rows:") + dtype + weighted;
+        for (int64_t block : kBlocks) all.push_back(&triton::find(prefix + std::to_string(block)));
+        all.push_back(&triton::find(prefix + "chunked"));
+      }
+    }
+    return all;
+  }();
+  size_t block = 0;
+  while (block < kBlocks.size() && kBlocks[block] < width) ++block;
+  return *kernels[(triton::dtype_index(input) * 2 + (has_weight ? 1 : 0)) * (kBlocks.size() + 1) + block];
+}
+
+std::tuple<at::Tensor, at::Tensor> rms_norm_triton(const at::Tensor& input, at::IntArrayRef normalized_shape,
+                                                   const std::optional<at::Tensor>& weight, std::optional<double> eps) {
+  std::vector<int64_t> stat_shape(input.sizes().begin(), input.sizes().end());
+  std::fill(stat_shape.end() - static_cast<int64_t>(normalized_shape.size()), stat_shape.end(), 1);
+  at::Tensor out = at::empty(input.sizes(), input.options());
+  at::Tensor rstd = at::empty(stat_shape, input.options().dtype(at::kFloat));
+  const bool has_weight = weight.has_value() && weight->defined();
+  const int32_t width = static_cast<int32_t>(c10::multiply_integers(normalized_shape));
+  // aten's default: the epsilon of float, the type the statistics are computed in.
+  const float epsilon = static_cast<float>(eps.value_or(std::numeric_limits<float>::epsilon()));
+  const void* x = input.const_data_ptr();
+  const void* w = has_weight ? weight->const_data_ptr() : nullptr;
+  void* y = out.mutable_data_ptr();
+  void* r = rstd.mutable_data_ptr();
+  triton::launch(rms_norm_kernel(input, has_weight, width), {static_cast<unsigned>(input.numel() / width)},
+                 {&x, &w, &y, &r, &width, &epsilon}, input);
+  return {std::move(out), std::move(rstd)};
+}
+
+}  // namespace
+
+void register_norm_triton_overrides() {
+  register_op_override<at::_ops::_fused_rms_norm>("triton", c10::DispatchKey::CUDA, &rms_norm_triton_applies,
+                                                  &rms_norm_triton);
+}
+
+}  // namespace native_ops::kernels

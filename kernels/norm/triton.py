@@ -1,0 +1,67 @@
+"""RMS norm (_fused_rms_norm) over the last dimension in Triton, one row per program:
+rstd = 1 / sqrt(mean(x^2) + eps), out = x * rstd * weight, in float32. Rows of up to
+MAX_BLOCK elements are held in registers and read once; wider rows are read twice (the
+second time from L2). Compiled ahead of time by cmake/triton_aot.py; launched by
+kernels/norm/triton.cpp."""
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def rms_norm_rows(x_ptr, w_ptr, y_ptr, rstd_ptr, width, eps, HAS_WEIGHT: tl.constexpr, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    offs = tl.arange(0, BLOCK)
+    mask = offs < width
+    x = tl.load(x_ptr + row * width + offs, mask=mask, other=0.0).to(tl.float32)
+    rstd = 1.0 / tl.sqrt(tl.sum(x * x, axis=0) / width + eps)
+    y = x * rstd
+    if HAS_WEIGHT:
+        y = y * tl.load(w_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+    tl.store(y_ptr + row * width + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
+    tl.store(rstd_ptr + row, rstd)
+
+
+@triton.jit
+def rms_norm_rows_chunked(x_ptr, w_ptr, y_ptr, rstd_ptr, width, eps, HAS_WEIGHT: tl.constexpr, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    offs = tl.arange(0, BLOCK)
+    squares = tl.zeros([BLOCK], tl.float32)
+    for start in range(0, width, BLOCK):
+        mask = start + offs < width
+        x = tl.load(x_ptr + row * width + start + offs, mask=mask, other=0.0).to(tl.float32)
+        squares += x * x
+    rstd = 1.0 / tl.sqrt(tl.sum(squares, axis=0) / width + eps)
+    for start in range(0, width, BLOCK):
+        mask = start + offs < width
+        y = tl.load(x_ptr + row * width + start + offs, mask=mask, other=0.0).to(tl.float32) * rstd
+        if HAS_WEIGHT:
+            y = y * tl.load(w_ptr + start + offs, mask=mask, other=0.0).to(tl.float32)
+        tl.store(y_ptr + row * width + start + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
+    tl.store(rstd_ptr + row, rstd)
+
+
+DTYPES = {"f32": "*fp32", "f16": "*fp16", "bf16": "*bf16"}
+BLOCKS = {1024: 4, 2048: 8, 4096: 8, 8192: 16, 16384: 16}
+CHUNK = 4096
+
+
+def variants():
+    out = []
+    for dtype, pointer in DTYPES.items():
+        for has_weight in (False, True):
+            weighted = "weight" if has_weight else "plain"
+            signature = {"x_ptr": pointer, "w_ptr": pointer, "y_ptr": pointer, "rstd_ptr": "*fp32", "width": "i32",
+                         "eps": "fp32"}
+            aligned = ("x_ptr", "w_ptr", "y_ptr", "width")  # the impl picks these for aligned rows only
+            for block, warps in BLOCKS.items():
+                out.append(dict(key=f"rms_norm_rows:{dtype}:{weighted}:{block}", kernel=rms_norm_rows,
+                                signature=signature, constexprs={"HAS_WEIGHT": has_weight, "BLOCK": block},
+                                aligned=aligned, num_warps=warps))
+            out.append(dict(key=f"rms_norm_rows:{dtype}:{weighted}:chunked", kernel=rms_norm_rows_chunked,
+                            signature=signature, constexprs={"HAS_WEIGHT": has_weight, "BLOCK": CHUNK},
+                            aligned=aligned, num_warps=8))
+    return out
+
+
+AOT_VARIANTS = variants()

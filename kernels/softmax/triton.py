@@ -1,0 +1,70 @@
+"""Softmax and log-softmax over the last dimension in Triton, one row per program. Rows
+of up to MAX_BLOCK elements are held in registers and read once; wider rows keep a
+running (max, sum) over chunks, then read the row again (from L2) to write it. Compiled
+ahead of time by cmake/triton_aot.py; launched by kernels/softmax/triton.cpp."""
+
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def softmax_rows(x_ptr, y_ptr, width, LOG: tl.constexpr, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    offs = tl.arange(0, BLOCK)
+    mask = offs < width
+    x = tl.load(x_ptr + row * width + offs, mask=mask, other=-float("inf")).to(tl.float32)
+    shifted = x - tl.max(x, axis=0)
+    exp = tl.exp(shifted)
+    total = tl.sum(exp, axis=0)
+    y = shifted - tl.log(total) if LOG else exp / total
+    tl.store(y_ptr + row * width + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def softmax_rows_chunked(x_ptr, y_ptr, width, LOG: tl.constexpr, BLOCK: tl.constexpr):
+    row = tl.program_id(0).to(tl.int64)
+    offs = tl.arange(0, BLOCK)
+    running_max = tl.full([BLOCK], -float("inf"), tl.float32)
+    running_sum = tl.zeros([BLOCK], tl.float32)
+    for start in range(0, width, BLOCK):
+        mask = start + offs < width
+        x = tl.load(x_ptr + row * width + start + offs, mask=mask, other=-float("inf")).to(tl.float32)
+        new_max = tl.maximum(running_max, x)
+        # lanes still all -inf add nothing (exp(-inf - -inf) would be NaN)
+        scale = tl.where(new_max == -float("inf"), 0.0, tl.exp(running_max - new_max))
+        term = tl.where(new_max == -float("inf"), 0.0, tl.exp(x - new_max))
+        running_sum = running_sum * scale + term
+        running_max = new_max
+    row_max = tl.max(running_max, axis=0)
+    lane_scale = tl.where(running_max == -float("inf"), 0.0, tl.exp(running_max - row_max))
+    total = tl.sum(running_sum * lane_scale, axis=0)
+    for start in range(0, width, BLOCK):
+        mask = start + offs < width
+        x = tl.load(x_ptr + row * width + start + offs, mask=mask, other=0.0).to(tl.float32)
+        shifted = x - row_max
+        y = shifted - tl.log(total) if LOG else tl.exp(shifted) / total
+        tl.store(y_ptr + row * width + start + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+DTYPES = {"f32": "*fp32", "f16": "*fp16", "bf16": "*bf16"}
+# Row widths held in registers, with the warps that hold them; wider rows are chunked.
+BLOCKS = {1024: 4, 2048: 8, 4096: 8, 8192: 16, 16384: 16}
+CHUNK = 4096
+
+
+def variants():
+    out = []
+    for dtype, pointer in DTYPES.items():
+        for log in (False, True):
+            name = "log_softmax" if log else "softmax"
+            signature = {"x_ptr": pointer, "y_ptr": pointer, "width": "i32"}
+            aligned = ("x_ptr", "y_ptr", "width")  # the impl picks these for aligned rows only
+            for block, warps in BLOCKS.items():
+                out.append(dict(key=f"{name}_rows:{dtype}:{block}", kernel=softmax_rows, signature=signature,
+                                constexprs={"LOG": log, "BLOCK": block}, aligned=aligned, num_warps=warps))
+            out.append(dict(key=f"{name}_rows:{dtype}:chunked", kernel=softmax_rows_chunked, signature=signature,
+                            constexprs={"LOG": log, "BLOCK": CHUNK}, aligned=aligned, num_warps=8))
+    return out
+
+
+AOT_VARIANTS = variants()

@@ -1,0 +1,36 @@
+#pragma once
+// Launching the triton DSL's ahead-of-time kernels (triton_artifacts.h) through the CUDA
+// driver API, which is opened by dlopen on the first launch: nothing links libcuda and
+// init() never touches it. A kernel's module is loaded on its first launch on each device.
+
+#include <initializer_list>
+#include <string>
+#include <string_view>
+
+#include <ATen/core/Tensor.h>
+
+#include "dsls/triton_artifacts.h"
+
+namespace native_ops::triton {
+
+/// A grid of programs.
+struct Grid {
+  unsigned x = 1, y = 1, z = 1;
+};
+
+/// The compiled kernel named `key`. Throws native_ops::Error when this build lacks it.
+/// A linear search: impls resolve their kernels once (see dtype_index()).
+const Artifact& find(std::string_view key);
+
+/// The dtypes the kernels are compiled for, as their keys spell them, in this order.
+inline constexpr const char* kDtypeKeys[] = {"f32", "f16", "bf16"};
+/// A float32, float16 or bfloat16 tensor's index in kDtypeKeys.
+int dtype_index(const at::Tensor& tensor);
+
+/// Launches `artifact` over `grid` on `on`'s device and current stream. `arguments` points
+/// at each runtime argument's value, in the kernel's order (the two scratch pointers
+/// Triton appends are added here). Throws native_ops::Error, naming the kernel, when the
+/// driver, the module or the launch fails, or the argument count is not the kernel's.
+void launch(const Artifact& artifact, Grid grid, std::initializer_list<const void*> arguments, const at::Tensor& on);
+
+}  // namespace native_ops::triton

@@ -1,0 +1,112 @@
+// The triton DSL beyond what the conformance sweep checks: the build compiled the kernels
+// ahead of time and embedded them with their launch metadata; the DSL reports the Triton
+// that built them and is unavailable, with the reason, without a GPU; and on a GPU its
+// kernels launch on the current stream and on the tensor's device.
+#include <cstring>
+
+#include <ATen/ATen.h>
+#include <c10/core/StreamGuard.h>
+#include <c10/core/impl/DeviceGuardImplInterface.h>
+
+#include "dsls/triton_kernels.h"
+#include "native_ops/policy.h"
+#include "support.h"
+
+namespace native_ops {
+namespace {
+
+bool triton_dsl_available() {
+  const Dsl* dsl = find_dsl("triton");
+  return dsl != nullptr && dsl->runtime_available();
+}
+
+// The triton nodes first, for the routing tests (the cuda ones are registered first).
+void prefer_triton() {
+  apply_policy(parse_policy(R"({"version": 1, "dsl_priority": ["triton", "cuda", "cpp"]})"));
+}
+
+TEST(TritonKernels, TheBuildEmbedsCompiledKernels) {
+  const triton::ArtifactTable table = triton::artifacts();
+  if (table.size == 0) GTEST_SKIP() << "this build has no Triton kernels: " << find_dsl("triton")->unavailable_reason();
+  EXPECT_STREQ(triton::compiler_version(), "3.6.0");  // the pinned Triton, and the H200 machine's
+  for (size_t i = 0; i < table.size; ++i) {
+    const triton::Artifact& kernel = table.data[i];
+    ASSERT_GT(kernel.cubin_size, 4u) << kernel.key;
+    EXPECT_EQ(std::memcmp(kernel.cubin, "\x7f" "ELF", 4), 0) << kernel.key << ": a cubin is an ELF image";
+    EXPECT_GT(kernel.num_warps, 0) << kernel.key;
+    EXPECT_GT(kernel.arguments, 0) << kernel.key;
+    EXPECT_GT(std::strlen(kernel.name), 0u) << kernel.key;
+    EXPECT_EQ(&triton::find(kernel.key), &kernel);
+  }
+  // One of each kernel family the impls resolve.
+  for (const char* key : {"outer_product:bf16:wide:contiguous", "softmax_rows:f16:4096", "log_softmax_rows:f32:chunked",
+                          "rms_norm_rows:bf16:weight:16384"}) {
+    EXPECT_NO_THROW(triton::find(key)) << key;
+  }
+}
+
+TEST(TritonKernels, AnUnknownKernelIsAnErrorThatSaysHowToFixIt) {
+  try {
+    triton::find("softmax_rows:f64:4096");
+    FAIL() << "no such kernel";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("softmax_rows:f64:4096"), std::string::npos) << message;
+    EXPECT_TRUE(message.find("rebuild") != std::string::npos || message.find("without Triton") != std::string::npos)
+        << message;
+  }
+}
+
+TEST(TritonKernels, UnavailableWithAReasonWithoutAGpu) {
+  const Dsl* dsl = find_dsl("triton");
+  ASSERT_NE(dsl, nullptr);
+  const std::optional<NodeInfo> node = find_node("_softmax_triton_0");
+  ASSERT_TRUE(node.has_value());
+  if (triton_dsl_available()) {
+    EXPECT_EQ(node->state, NodeState::active);
+    EXPECT_NE(dsl->runtime_version().find("Triton 3.6.0"), std::string::npos) << dsl->runtime_version();
+  } else {
+    EXPECT_EQ(node->state, NodeState::unavailable);
+    EXPECT_FALSE(dsl->unavailable_reason().empty());
+    EXPECT_NE(node->reason.find("dsl triton is unavailable"), std::string::npos) << node->reason;
+  }
+}
+
+TEST(TritonKernels, RunOnTheCurrentStream) {
+  if (!triton_dsl_available()) GTEST_SKIP() << find_dsl("triton")->unavailable_reason();
+  init();
+  prefer_triton();
+  const auto* guard = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
+  const c10::Stream side = guard->getStreamFromGlobalPool(c10::Device(c10::kCUDA, 0));
+  const at::Tensor a = at::randn({4096, 4096}, at::kCUDA);
+  guard->synchronizeDevice(0);
+  at::Tensor input, output;
+  {
+    const c10::StreamGuard on_side(side);
+    // A long matmul on the side stream writes the input: a kernel launched on any other
+    // stream would read it before it is written.
+    input = at::mm(a, a).narrow(0, 0, 256);
+    const uint64_t before = testing::hits("_softmax_triton_0");
+    output = at::_softmax(input, -1, false);
+    EXPECT_EQ(testing::hits("_softmax_triton_0"), before + 1);
+  }
+  side.synchronize();
+  EXPECT_TRUE(testing::close(output.cpu(), at::_softmax(input.cpu(), -1, false)));
+}
+
+TEST(TritonKernels, RunOnTheTensorsDevice) {
+  if (!triton_dsl_available()) GTEST_SKIP() << find_dsl("triton")->unavailable_reason();
+  if (c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->deviceCount() < 2) GTEST_SKIP() << "one GPU here: the second-device test needs two";
+  init();
+  prefer_triton();
+  const c10::Device second(c10::kCUDA, 1);
+  const at::Tensor x = at::randn({64, 4096}, at::TensorOptions().device(second));
+  const uint64_t before = testing::hits("_softmax_triton_0");
+  const at::Tensor y = at::_softmax(x, -1, false);  // the current device stays cuda:0
+  EXPECT_EQ(testing::hits("_softmax_triton_0"), before + 1);
+  EXPECT_EQ(y.device(), second);
+  EXPECT_TRUE(testing::close(y.cpu(), at::_softmax(x.cpu(), -1, false)));
+}
+
+}  // namespace
+}  // namespace native_ops
