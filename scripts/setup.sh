@@ -37,6 +37,13 @@ ensure_debian_packages() {
   has_header spdlog/spdlog.h || missing+=(libspdlog-dev)
   has_header gtest/gtest.h || missing+=(libgtest-dev)
   has_header benchmark/benchmark.h || missing+=(libbenchmark-dev)
+  if ! command -v clang++ >/dev/null && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+    # Optional: the fuzzers (scripts/fuzz.sh) need clang's libFuzzer; they skip without it.
+    say "installing clang (for the fuzzers)"
+    { apt-get install -y -qq clang >/dev/null 2>&1 ||
+      { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq clang >/dev/null 2>&1; }; } ||
+      say "clang could not be installed: the fuzzers will be skipped"
+  fi
   if ! command -v groff >/dev/null && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
     # Optional: the man-page lint test skips without it.
     say "installing groff-base (for the man-page lint test)"

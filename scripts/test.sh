@@ -1,8 +1,16 @@
 #!/usr/bin/env bash
-# Command 2 of the README: sets up, builds, and runs every test through ctest.
+# Command 2 of the README: sets up, builds, and runs every test: the ctest suite, then
+# the sanitizer runs (ASan + UBSan over the suite, TSan over the concurrency tests:
+# scripts/sanitize.sh) and the fuzzers, 60 s each (scripts/fuzz.sh). Arguments go to the
+# first ctest run (e.g. -j16, -R Sweep). NATIVE_OPS_QUICK=1 runs the ctest suite only.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$root/scripts/setup.sh"
 "$root/scripts/build.sh"
-cd "$root/build"
-ctest --output-on-failure --timeout 600 "$@"
+(cd "$root/build" && ctest --output-on-failure --timeout 600 "$@")
+if [ "${NATIVE_OPS_QUICK:-0}" = 1 ]; then
+  echo "[test] NATIVE_OPS_QUICK=1: sanitizers and fuzzers skipped"
+  exit 0
+fi
+"$root/scripts/sanitize.sh" all
+"$root/scripts/fuzz.sh" "${NATIVE_OPS_FUZZ_SECONDS:-60}"

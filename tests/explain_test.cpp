@@ -47,6 +47,19 @@ TEST(ArgSpec, ErrorsNameTheColumnAndWhatWasExpected) {
   EXPECT_NE(error_of([] { parse_arg_spec("f32[2]@gpu"); }).find("a device such as cpu, cuda"), std::string::npos);
 }
 
+// Found by fuzzing (tests/fuzz/regressions/arg_spec/): sizes that need gigabytes, or whose
+// strides overflow, are refused before anything is allocated.
+TEST(ArgSpec, RefusesTensorsTooLargeToMakeBeforeAllocating) {
+  EXPECT_NE(error_of([] { parse_arg_spec("f32[8,128,9], f32[8,18,1,88,256,256]"); }).find("over 1 GiB in all"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_arg_spec("f32[9223372036854775807,4]"); }).find("over 1 GiB"), std::string::npos);
+  EXPECT_NE(error_of([] { parse_arg_spec("f32[2,2]{-9223372036854775808,1}"); }).find("over 1 GiB"),
+            std::string::npos);
+  EXPECT_NE(error_of([] { parse_arg_spec("f32[-1]"); }).find("negative sizes"), std::string::npos);
+  EXPECT_EQ(parse_arg_spec("f32[0,9223372036854775807]")[0].toTensor().numel(), 0);  // empty: no storage
+  EXPECT_EQ(parse_arg_spec("f32[1024,1024]")[0].toTensor().numel(), 1 << 20);
+}
+
 TEST(Explain, TheBuiltinBmmFiresOnAnOuterProductAndSaysWhyItDeclines) {
   init();
   Explanation hit = explain("bmm", DispatchKey::CPU, parse_arg_spec("f32[8,128,1], f32[8,1,256]"));

@@ -1,6 +1,9 @@
 #include "native_ops/arg_spec.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <string>
@@ -78,6 +81,11 @@ class SpecParser {
         fail("a device such as cpu, cuda or cuda:1");
       }
     }
+    if (!storage_fits(sizes, strides, c10::elementSize(dtype))) {
+      throw Error("argument spec \"" + std::string(spec_) + "\": tensors over " +
+                  std::to_string(kMaxStorageBytes >> 30) + " GiB in all (or with negative sizes) are not made to " +
+                  "explain a call: describe smaller ones (conds see only sizes, strides, dtype and device)");
+    }
     try {
       return at::empty_strided(sizes, strides, at::TensorOptions().dtype(dtype).device(device));
     } catch (const c10::Error& e) {
@@ -86,14 +94,40 @@ class SpecParser {
     }
   }
 
+  // The most memory one spec's tensors take together: beyond it, sizes are refused before
+  // any allocation (or any overflowing arithmetic) is attempted. Found by fuzzing: a
+  // 3 GB spec was allocated just to ask conds about its metadata.
+  static constexpr int64_t kMaxStorageBytes = int64_t{1} << 30;
+
+  // Contiguous strides; one that overflows is clamped (storage_fits() then refuses it).
   static std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes) {
     std::vector<int64_t> strides(sizes.size());
     int64_t stride = 1;
     for (size_t i = sizes.size(); i-- > 0;) {
       strides[i] = stride;
-      stride *= std::max<int64_t>(sizes[i], 1);
+      if (__builtin_mul_overflow(stride, std::max<int64_t>(sizes[i], 1), &stride)) stride = INT64_MAX;
     }
     return strides;
+  }
+
+  // Whether the storage the sizes and strides span is at most kMaxStorageBytes.
+  bool storage_fits(const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides, size_t element) {
+    if (std::any_of(sizes.begin(), sizes.end(), [](int64_t size) { return size < 0; })) return false;
+    if (std::count(sizes.begin(), sizes.end(), 0) > 0) return true;  // an empty tensor needs no storage
+    int64_t extent = 1;  // elements
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      int64_t span = 0;
+      if (strides[i] == INT64_MIN || __builtin_mul_overflow(sizes[i] - 1, std::abs(strides[i]), &span) ||
+          __builtin_add_overflow(extent, span, &extent)) {
+        return false;
+      }
+    }
+    int64_t bytes = 0;
+    if (__builtin_mul_overflow(extent, static_cast<int64_t>(element), &bytes) || bytes > kMaxStorageBytes - allocated_) {
+      return false;
+    }
+    allocated_ += bytes;
+    return true;
   }
 
   std::vector<int64_t> int_list(char open, char close) {
@@ -170,6 +204,7 @@ class SpecParser {
 
   std::string_view spec_;
   size_t pos_ = 0;
+  int64_t allocated_ = 0;  // bytes of the tensors made so far
 };
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Benchmarks of overrides against the original kernel. See benchmark.h for the method.
 #include "native_ops/benchmark.h"
+#include "native_ops/detail/thread_routing.h"
 
 #include <algorithm>
 #include <chrono>
@@ -133,6 +134,7 @@ BenchRow row_for(const SweepUnit& unit) {
 }  // namespace
 
 BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& progress) {
+  const detail::StrictFailuresScope strict;  // a fallback would time aten, not the override
   SweepOptions selection;
   selection.dsl = options.dsl;
   selection.op_symbol = options.op_symbol;

@@ -1,5 +1,6 @@
 // init(): reads the environment, loads plugins, orders the graphs and installs the routers.
 #include "env.h"
+#include "native_ops/faults.h"
 #include "native_ops/log.h"
 #include "native_ops/plugin.h"
 #include "native_ops/policy.h"
@@ -41,6 +42,14 @@ void init() {
   const bool disabled = env::flag("NATIVE_OPS_DISABLE") || env::flag("TORCH_DISABLE_NATIVE_JIT");
   const std::string policy_path = env::get("NATIVE_OPS_ORDER_POLICY").value_or("");
   const std::string order_fn = env::get("NATIVE_OPS_ORDER_FN").value_or("");
+  std::vector<std::pair<std::string, OnError>> on_error;
+  if (const auto text = env::get("NATIVE_OPS_ON_ERROR")) {
+    try {
+      on_error = detail::parse_on_error_list(*text);
+    } catch (const Error& e) {
+      throw Error("NATIVE_OPS_ON_ERROR='" + *text + "': " + e.what());
+    }
+  }
   if (!policy_path.empty() && !order_fn.empty()) {
     throw Error("NATIVE_OPS_ORDER_POLICY and NATIVE_OPS_ORDER_FN are both set: a policy is the declarative form "
                 "of an ordering function, so set one of them");
@@ -49,6 +58,13 @@ void init() {
   detail::ensure_builtins();
   if (!disabled) {
     load_plugins_from_env();
+    for (const auto& [target, action] : on_error) {  // after the plugins: their node ids are targets too
+      try {
+        set_on_error(target, action);
+      } catch (const Error& e) {
+        throw Error(std::string("NATIVE_OPS_ON_ERROR: ") + e.what());
+      }
+    }
     // Not initialised yet: these order nodes only; the routers come below.
     if (!policy_path.empty()) {
       try {

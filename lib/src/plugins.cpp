@@ -11,7 +11,21 @@
 
 namespace native_ops {
 
+namespace {
+
+// Libraries of code are loaded from the path given, never searched for: a bare name would
+// make dlopen search the library path, and canonical() the current directory.
+void require_explicit_path(const std::string& path, const std::string& what) {
+  if (path.find('/') == std::string::npos) {
+    throw Error(what + " " + path + ": give its path (absolute, or ./" + path +
+                " for the current directory): libraries are never searched for");
+  }
+}
+
+}  // namespace
+
 void load_plugin(const std::string& path) {
+  require_explicit_path(path, "plugin");
   static std::mutex mutex;
   static std::set<std::string> loaded;
   std::lock_guard<std::mutex> lock(mutex);
@@ -59,6 +73,7 @@ OrderingFn load_ordering_function(const std::string& library_and_symbol) {
   }
   const std::string library = library_and_symbol.substr(0, colon);
   const std::string symbol = library_and_symbol.substr(colon + 1);
+  require_explicit_path(library, "ordering function library");
   void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) throw Error("cannot load " + library + ": " + dlerror());
   const auto function = reinterpret_cast<OrderingFunctionPointer>(dlsym(handle, symbol.c_str()));

@@ -1,4 +1,5 @@
 // Ordering policies: parsing (shape and types), planning (against the registry), applying.
+#include "native_ops/faults.h"
 #include "native_ops/policy.h"
 
 #include <fnmatch.h>
@@ -39,6 +40,8 @@ class PolicyParser {
       const size_t detail = what.find(": ", what.find("column"));
       fail_at(std::to_string(line) + ":" + std::to_string(column),
               "malformed JSON: " + (detail == std::string::npos ? what : what.substr(detail + 2)));
+    } catch (const json::exception& e) {  // found by fuzzing: a number too large for a double
+      fail("", std::string("unreadable JSON: ") + e.what());
     }
     if (!doc.is_object()) fail("", "expected an object with \"version\": 1");
     for (const auto& [key, value] : doc.items()) check_known(key, kTopLevelKeys, "");
@@ -66,10 +69,10 @@ class PolicyParser {
     if (doc.contains("on_error")) {
       for (const auto& [target, action] : object_at(doc["on_error"], "/on_error").items()) {
         const std::string value = string_at(action, "/on_error/" + target);
-        if (value != "raise" && value != "fallback") {
-          fail("/on_error/" + target, "expected \"raise\" or \"fallback\", found \"" + value + "\"");
+        if (value != "strict" && value != "fallback") {
+          fail("/on_error/" + target, "expected \"strict\" or \"fallback\", found \"" + value + "\"");
         }
-        policy.on_error.emplace_back(target, value);
+        policy.on_error.emplace_back(target, parse_on_error(value));
       }
     }
     return policy;
@@ -182,7 +185,9 @@ class PolicyChecker {
       op(pattern, "/order/" + pattern);
       for (size_t i = 0; i < entries.size(); ++i) node_or_dsl(entries[i], "/order/" + pattern + "/" + std::to_string(i));
     }
-    for (const auto& [target, action] : policy_.on_error) node_or_dsl(target, "/on_error/" + target);
+    for (const auto& [target, action] : policy_.on_error) {
+      if (target != "*") node_or_dsl(target, "/on_error/" + target);
+    }
   }
 
  private:
@@ -359,6 +364,7 @@ PolicyPlan apply_policy(const Policy& policy, Apply apply) {
   PolicyPlan plan = plan_policy(policy);
   for (const std::string& warning : plan.warnings) log::warn("policy " + policy.source + ": " + warning);
   set_graph_orders(plan.orders, apply);
+  for (const auto& [target, action] : policy.on_error) set_on_error(target, action);  // checked above
   return plan;
 }
 

@@ -317,6 +317,7 @@ std::string register_node(NodeRequest request) {
   node->origin = registering_origin();
   node->callables = std::move(request.callables);
   node->unavailable_reason = unavailable_reason(*graph, dsl, request);
+  node->strict_on_error.store(strict_on_error(r, *node), std::memory_order_relaxed);
   if (!node->unavailable_reason.empty()) {
     log::info(node->id + " is unavailable and will not be installed: " + node->unavailable_reason);
   }

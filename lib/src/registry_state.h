@@ -13,6 +13,7 @@
 
 #include "names.h"
 #include "native_ops/detail/registration.h"
+#include "native_ops/faults.h"
 #include "native_ops/registry.h"
 
 namespace native_ops::detail {
@@ -54,6 +55,7 @@ struct Registry {
   std::vector<std::unique_ptr<GraphEntry>> graphs;
   std::map<std::string, size_t> next_id;  // "<op>_<dsl>" -> next number
   OrderingFn ordering;
+  std::map<std::string, OnError> on_error;  // node id, dsl or "*" -> action (faults.h)
   bool initialized = false;
   bool disabled = false;
   uint32_t routers_made = 0;
@@ -75,6 +77,11 @@ NodeInfo info_of(const GraphEntry& graph, const Node& node);
 GraphInfo info_of(const GraphEntry& graph);
 /// "unknown op aten::x. Did you mean: ...?"
 std::string unknown_op_message(std::string_view lib_symbol, const OpSymbol& symbol);
+/// Whether `node`'s kernel failures reach the caller under the settings in `r` (faults.cpp).
+bool strict_on_error(const Registry& r, const Node& node);
+/// Parses NATIVE_OPS_ON_ERROR's form: "strict", "fallback", or "target=action,..." (a bare
+/// action applies to "*"). Throws native_ops::Error on a malformed entry (faults.cpp).
+std::vector<std::pair<std::string, OnError>> parse_on_error_list(std::string_view text);
 /// Applies the ordering function in force to every graph (ordering.cpp).
 OrderingReport apply_ordering(Apply apply);
 

@@ -36,12 +36,23 @@ C10_NOINLINE void run_boxed_impl(ThreadRouting& t, const RouterState& router, co
   if (log::debug_enabled()) {
     log_decision(router, &node);
   }
-  ActiveRouteScope scope(t, router, router.index, keys);
+  // The arguments, kept for the original kernel should the impl's kernel fail to run
+  // (the impl pops them); on the stack of this frame for up to 16 of them.
+  const size_t count = op.schema().arguments().size();
+  const size_t base = stack.size() - count;
+  const c10::SmallVector<c10::IValue, 16> arguments(stack.begin() + static_cast<std::ptrdiff_t>(base), stack.end());
   try {
+    ActiveRouteScope scope(t, router, router.index, keys);
     static_cast<const BoxedCallables&>(*node.callables).impl(op, stack);
+    return;
+  } catch (const KernelUnavailable& failure) {
+    if (!contain_kernel_failure(t, router, node, failure)) rethrow_impl_error(node);
   } catch (...) {
     rethrow_impl_error(node);
   }
+  stack.resize(base);
+  stack.insert(stack.end(), arguments.begin(), arguments.end());
+  router.original.callBoxed(op, keys, &stack);
 }
 
 void boxed_route(const RouterState& router, const c10::OperatorHandle& op, c10::DispatchKeySet keys,

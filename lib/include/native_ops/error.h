@@ -1,5 +1,6 @@
 #pragma once
-// The one exception type native-ops throws for bad input.
+// The exception types native-ops throws: Error for bad input, and KernelUnavailable for an
+// override whose kernel cannot run in this process.
 
 #include <stdexcept>
 
@@ -11,6 +12,15 @@ namespace native_ops {
 class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+/// Thrown by an override's impl when its kernel cannot run here: a missing kernel
+/// artifact, no driver, a module that does not load, a launch that fails. The router
+/// contains it as faults.h says (by default: aten runs instead, the node is switched off).
+/// Other exceptions from an impl always reach the caller.
+class KernelUnavailable : public Error {
+ public:
+  using Error::Error;
 };
 
 }  // namespace native_ops

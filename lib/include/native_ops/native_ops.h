@@ -5,6 +5,7 @@
 #include "native_ops/boxed.h"
 #include "native_ops/dsl.h"
 #include "native_ops/error.h"
+#include "native_ops/faults.h"
 #include "native_ops/log.h"
 #include "native_ops/registry.h"
 #include "native_ops/typed.h"

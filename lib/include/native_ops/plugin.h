@@ -31,12 +31,15 @@ namespace native_ops {
 using OrderingFunctionPointer = Graph (*)(const std::string& op_symbol, c10::DispatchKey key, const Graph& graph);
 
 /// Loads the ordering function `symbol` from the library `LIB.so` named by "LIB.so:symbol".
-/// Throws native_ops::Error when the text is malformed, the library cannot be loaded, or
-/// it has no such symbol.
+/// Throws native_ops::Error when the text is malformed, LIB.so is a bare name (a path is
+/// required: libraries are never searched for), the library cannot be loaded, or it has
+/// no such symbol.
 OrderingFn load_ordering_function(const std::string& library_and_symbol);
 
 /// Loads the plugin at `path` and runs its registration, once per path. Throws
-/// native_ops::Error when the file is missing, cannot be loaded, is not a native-ops
+/// native_ops::Error when `path` is a bare name (a path is required: plugins are never
+/// searched for, not in the current directory either), the file is missing, cannot be
+/// loaded, is not a native-ops
 /// plugin, or was built for another plugin ABI. If its registration throws, the nodes it
 /// had registered are kept but unavailable (the reason names the error), and the error
 /// propagates.

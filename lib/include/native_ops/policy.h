@@ -19,8 +19,8 @@
 //   4. "order": {op glob: [node id or dsl, ...]}: the first entry whose glob matches the
 //      graph puts the listed nodes first, in that order (a DSL stands for its nodes);
 //      the others follow;
-//   5. "on_error": {dsl or node id: "raise" | "fallback"}: reserved for what an override
-//      that fails at run time does; checked, not yet acted on.
+//   5. "on_error": {dsl, node id or "*": "strict" | "fallback"}: what the router does when
+//      an override's kernel cannot run (faults.h); set when the policy is applied.
 // An op glob matches an op symbol ("add.Tensor") or its name ("add").
 
 #include <string>
@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "native_ops/faults.h"
 #include "native_ops/registry.h"
 
 namespace native_ops {
@@ -49,7 +50,7 @@ struct Policy {
   std::vector<std::string> keep_dsls;
   std::vector<std::string> dsl_priority;
   std::vector<std::pair<std::string, std::vector<std::string>>> order;
-  std::vector<std::pair<std::string, std::string>> on_error;
+  std::vector<std::pair<std::string, OnError>> on_error;
 };
 
 /// Parses policy JSON. Throws native_ops::Error for malformed JSON (with line and

@@ -28,7 +28,7 @@ template <class Fn>
 Fn symbol(void* library, const char* name, const std::filesystem::path& path) {
   void* address = dlsym(library, name);
   if (address == nullptr) {
-    throw Error("the cuda DSL's kernels library " + path.string() + " lacks " + name +
+    throw KernelUnavailable("the cuda DSL's kernels library " + path.string() + " lacks " + name +
                 ": it is from another native-ops build; rebuild and reinstall both libraries together");
   }
   return reinterpret_cast<Fn>(address);
@@ -39,7 +39,7 @@ Kernels load() {
   void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) {
     const char* why = dlerror();
-    throw Error("cannot load the cuda DSL's kernels (" + path.string() + "): " + (why ? why : "unknown error") +
+    throw KernelUnavailable("cannot load the cuda DSL's kernels (" + path.string() + "): " + (why ? why : "unknown error") +
                 ". Build native-ops with NATIVE_OPS_CUDA=ON and keep " + kLibraryName + " next to libnative_ops.so");
   }
   return {symbol<NativeOpsOuterProductFn>(library, NATIVE_OPS_OUTER_PRODUCT_SYMBOL, path),
@@ -72,7 +72,9 @@ int dtype_code(const at::Tensor& tensor) {
 }
 
 void check(int error, const char* kernel) {
-  if (error != 0) throw Error(std::string("cuda kernel ") + kernel + " failed: " + kernels().error_string(error));
+  if (error != 0) {
+    throw KernelUnavailable(std::string("cuda kernel ") + kernel + " failed: " + kernels().error_string(error));
+  }
 }
 
 }  // namespace native_ops::cuda

@@ -18,7 +18,8 @@ struct Kernels {
 };
 
 /// Loads the kernels library the first time (thread-safe) and returns its entry points.
-/// Throws native_ops::Error naming the library and the fix when it cannot be loaded.
+/// Throws native_ops::KernelUnavailable naming the library and the fix when it cannot be
+/// loaded.
 const Kernels& kernels();
 
 /// The cudaStream_t current on the tensor's device: where a kernel must run so that it is
@@ -28,7 +29,7 @@ void* current_stream(const at::Tensor& tensor);
 /// The kernels' code for a tensor's dtype; throws native_ops::Error for another dtype.
 int dtype_code(const at::Tensor& tensor);
 
-/// Throws native_ops::Error with CUDA's message when `error` is not 0.
+/// Throws native_ops::KernelUnavailable with CUDA's message when `error` is not 0.
 void check(int error, const char* kernel);
 
 }  // namespace native_ops::cuda

@@ -47,14 +47,14 @@ struct Driver {
 template <class Fn>
 void bind(void* library, const char* name, Fn& fn) {
   fn = reinterpret_cast<Fn>(dlsym(library, name));
-  if (fn == nullptr) throw Error(std::string("the CUDA driver library lacks ") + name + ": update the NVIDIA driver");
+  if (fn == nullptr) throw KernelUnavailable(std::string("the CUDA driver library lacks ") + name + ": update the NVIDIA driver");
 }
 
 Driver open_driver() {
   void* library = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   if (library == nullptr) {
     const char* why = dlerror();
-    throw Error(std::string("the triton DSL cannot load the CUDA driver (libcuda.so.1): ") + (why ? why : "not found") +
+    throw KernelUnavailable(std::string("the triton DSL cannot load the CUDA driver (libcuda.so.1): ") + (why ? why : "not found") +
                 ". Install the NVIDIA driver, or add its directory to LD_LIBRARY_PATH");
   }
   Driver d{};
@@ -80,7 +80,7 @@ void check(CUresult result, const char* what, const Artifact& artifact) {
   if (result == 0) return;
   const char* message = nullptr;
   driver().error_string(result, &message);
-  throw Error(std::string("triton kernel ") + artifact.key + ": " + what + " failed: " +
+  throw KernelUnavailable(std::string("triton kernel ") + artifact.key + ": " + what + " failed: " +
               (message ? message : "CUDA driver error " + std::to_string(result)));
 }
 
@@ -155,7 +155,7 @@ const Artifact& find(std::string_view key) {
   for (size_t i = 0; i < table.size; ++i) {
     if (key == table.data[i].key) return table.data[i];
   }
-  throw Error("this build has no triton kernel " + std::string(key) +
+  throw KernelUnavailable("this build has no triton kernel " + std::string(key) +
               (table.size == 0 ? ": it was configured without Triton (make triton==3.6.0 importable by the build's "
                                  "Python and configure again)"
                                : ": rebuild, so that cmake/triton_aot.py compiles kernels/*/triton.py again"));

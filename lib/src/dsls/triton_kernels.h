@@ -18,7 +18,8 @@ struct Grid {
   unsigned x = 1, y = 1, z = 1;
 };
 
-/// The compiled kernel named `key`. Throws native_ops::Error when this build lacks it.
+/// The compiled kernel named `key`. Throws native_ops::KernelUnavailable when this build
+/// lacks it.
 /// A linear search: impls resolve their kernels once (see dtype_index()).
 const Artifact& find(std::string_view key);
 
@@ -29,8 +30,9 @@ int dtype_index(const at::Tensor& tensor);
 
 /// Launches `artifact` over `grid` on `on`'s device and current stream. `arguments` points
 /// at each runtime argument's value, in the kernel's order (the two scratch pointers
-/// Triton appends are added here). Throws native_ops::Error, naming the kernel, when the
-/// driver, the module or the launch fails, or the argument count is not the kernel's.
+/// Triton appends are added here). Throws native_ops::KernelUnavailable, naming the
+/// kernel, when the driver, the module or the launch fails; native_ops::Error when the
+/// argument count is not the kernel's (a bug in the impl, not a kernel that cannot run).
 void launch(const Artifact& artifact, Grid grid, std::initializer_list<const void*> arguments, const at::Tensor& on);
 
 }  // namespace native_ops::triton

@@ -17,6 +17,7 @@
 #include <c10/macros/Macros.h>
 
 #include "native_ops/boxed.h"
+#include "native_ops/error.h"
 #include "native_ops/detail/thread_routing.h"
 #include "native_ops/log.h"
 
@@ -97,6 +98,9 @@ struct Node {
 
   mutable std::atomic<uint64_t> cond_errors{0};
   mutable std::atomic<bool> cond_error_logged{false};
+  /// Whether a KernelUnavailable from the impl reaches the caller (faults.h), resolved
+  /// from the settings whenever they change; read without a lock on the failure path.
+  std::atomic<bool> strict_on_error{false};
 
   std::string origin;              // "built-in", a plugin's path, or "program"
   std::string disabled_by;         // non-empty: switched off by this filter
@@ -120,6 +124,11 @@ struct RouterState {
   std::atomic<const RouteList*> routes{nullptr};
 };
 
+/// A KernelUnavailable from `node`'s impl (faults.h): true when it is contained (the
+/// node is switched off, warned about once, and the call counted as a fall-through: the
+/// caller then runs the original kernel); false when it must reach the caller.
+bool contain_kernel_failure(ThreadRouting& t, const RouterState& router, const Node& node,
+                            const KernelUnavailable& failure);
 /// Records a throwing cond (counted, warned once per node); returns false ("no match").
 bool cond_failed(const Node& node) noexcept;
 /// Rethrows the exception in flight with the node id and dsl attached.
@@ -148,12 +157,16 @@ C10_NOINLINE Ret run_typed_impl(ThreadRouting& t, const RouterState& router, con
     log_decision(router, &node);
   }
   const auto& fns = static_cast<const TypedCallables<Ret(Args...)>&>(*node.callables);
-  ActiveRouteScope scope(t, router, router.index, keys);
   try {
-    return fns.impl(std::forward<Args>(args)...);
+    ActiveRouteScope scope(t, router, router.index, keys);
+    // Arguments are passed as lvalues: the original may still need them (below).
+    return fns.impl(args...);
+  } catch (const KernelUnavailable& failure) {
+    if (!contain_kernel_failure(t, router, node, failure)) rethrow_impl_error(node);
   } catch (...) {
     rethrow_impl_error(node);
   }
+  return router.original.template call<Ret, Args...>(router.op, keys, std::forward<Args>(args)...);
 }
 
 /// The typed hot path: first active node whose cond accepts runs; else the original.

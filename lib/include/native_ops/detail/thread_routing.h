@@ -37,6 +37,7 @@ struct ThreadRouting {
   const ActiveRoute* innermost;
   CounterBlock* counters;
   uint64_t active_bits[kMaxRouters / 64];
+  uint32_t strict_depth;  // > 0: kernel failures reach the caller whatever the settings
 
   bool is_active(uint32_t router) const {
     return (active_bits[router >> 6] >> (router & 63)) & 1u;
@@ -57,6 +58,23 @@ inline void count(ThreadRouting& t, uint32_t router, uint32_t slot) {
   }
   row[slot].store(row[slot].load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
 }
+
+/// Moves one count of this thread from `from` to `to` (a hit that became a fall-through).
+inline void recount(ThreadRouting& t, uint32_t router, uint32_t from, uint32_t to) {
+  std::atomic<uint64_t>* row = t.counters->rows[router];  // count() made it
+  row[from].store(row[from].load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
+  row[to].store(row[to].load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
+/// While one exists on a thread, kernel failures there reach the caller (faults.h): for
+/// conformance sweeps and benchmarks, which must judge and time the override itself.
+class StrictFailuresScope {
+ public:
+  StrictFailuresScope() { ++tls_routing.strict_depth; }
+  ~StrictFailuresScope() { --tls_routing.strict_depth; }
+  StrictFailuresScope(const StrictFailuresScope&) = delete;
+  StrictFailuresScope& operator=(const StrictFailuresScope&) = delete;
+};
 
 /// Sum of one counter over every live thread and every thread that has exited.
 uint64_t counter_total(uint32_t router, uint32_t slot);

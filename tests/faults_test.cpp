@@ -1,0 +1,158 @@
+// Fault containment (faults.h): an override whose kernel cannot run (its impl throws
+// KernelUnavailable) falls back to aten and is switched off, or, strict, raises; the
+// settings by node, DSL and "*", from the API, policies and NATIVE_OPS_ON_ERROR; other
+// impl errors always raise; sweeps run strict. Each TEST runs in its own process.
+#include <cstdlib>
+
+#include <ATen/ATen.h>
+
+#include "native_ops/conformance.h"
+#include "native_ops/faults.h"
+#include "native_ops/policy.h"
+#include "support.h"
+
+namespace native_ops {
+namespace {
+
+using c10::DispatchKey;
+using testing::fallthroughs;
+using testing::hits;
+using testing::identical;
+
+// A neg override whose kernel "cannot run", counting how often its impl is entered.
+int impl_calls = 0;
+std::string register_broken_neg() {
+  testing::register_test_dsls();
+  impl_calls = 0;
+  return register_op_override<at::_ops::neg>(
+      "alpha", DispatchKey::CPU, [](const at::Tensor&) { return true; },
+      [](const at::Tensor&) -> at::Tensor {
+        ++impl_calls;
+        throw KernelUnavailable("the neg kernel's artifact is missing: rebuild");
+      });
+}
+
+TEST(Faults, FallbackRunsAtenSwitchesTheNodeOffAndWarnsOnce) {
+  const std::string id = register_broken_neg();
+  init();
+  ASSERT_EQ(on_error_of(id), OnError::fallback);  // the default
+  const at::Tensor x = at::rand({8});
+  EXPECT_TRUE(identical(at::neg(x), x * -1));
+  EXPECT_EQ(impl_calls, 1);
+  EXPECT_EQ(hits(id), 0u) << "the call ran aten: a fall-through";
+  EXPECT_EQ(fallthroughs("neg"), 1u);
+  const std::optional<NodeInfo> node = find_node(id);
+  ASSERT_TRUE(node.has_value());
+  EXPECT_EQ(node->state, NodeState::unavailable);
+  EXPECT_NE(node->reason.find("its kernel failed, so aten runs instead: the neg kernel's artifact is missing"),
+            std::string::npos)
+      << node->reason;
+  EXPECT_TRUE(identical(at::neg(x), x * -1));
+  EXPECT_EQ(impl_calls, 1) << "a switched-off node is not tried again";
+  EXPECT_EQ(fallthroughs("neg"), 2u);
+}
+
+TEST(Faults, StrictRaisesNamingTheNode) {
+  const std::string id = register_broken_neg();
+  init();
+  set_on_error(id, OnError::strict);
+  try {
+    at::neg(at::rand({8}));
+    FAIL() << "strict: the failure must reach the caller";
+  } catch (const std::exception& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("artifact is missing"), std::string::npos) << message;
+    EXPECT_NE(message.find(id), std::string::npos) << message;
+  }
+  EXPECT_EQ(find_node(id)->state, NodeState::active) << "strict leaves the node on";
+}
+
+TEST(Faults, BoxedOverridesFallBackWithTheirArgumentsIntact) {
+  testing::register_test_dsls();
+  const std::string id = register_op_override(
+      "alpha", "aten", "add.Tensor", DispatchKey::CPU, [](const BoxedArgs&) { return true; },
+      [](const c10::OperatorHandle&, torch::jit::Stack& stack) {
+        torch::jit::drop(stack, 3);  // the impl consumed its arguments before failing
+        throw KernelUnavailable("no driver");
+      });
+  init();
+  const at::Tensor a = at::rand({5}), b = at::rand({5});
+  EXPECT_TRUE(identical(at::add(a, b, 2), a + b * 2));
+  EXPECT_EQ(find_node(id)->state, NodeState::unavailable);
+}
+
+TEST(Faults, OtherImplErrorsAlwaysReachTheCaller) {
+  testing::register_test_dsls();
+  const std::string id = register_op_override<at::_ops::neg>(
+      "alpha", DispatchKey::CPU, [](const at::Tensor&) { return true; },
+      [](const at::Tensor&) -> at::Tensor { throw Error("a bad input, not a kernel that cannot run"); });
+  init();
+  EXPECT_THROW(at::neg(at::rand({3})), std::exception);
+  EXPECT_EQ(find_node(id)->state, NodeState::active);
+}
+
+TEST(Faults, ANodeBeatsItsDslWhichBeatsStar) {
+  const std::string id = register_broken_neg();
+  set_on_error("*", OnError::strict);
+  EXPECT_EQ(on_error_of(id), OnError::strict);
+  set_on_error("alpha", OnError::fallback);
+  EXPECT_EQ(on_error_of(id), OnError::fallback);
+  set_on_error(id, OnError::strict);
+  EXPECT_EQ(on_error_of(id), OnError::strict);
+  clear_on_error();
+  EXPECT_EQ(on_error_of(id), OnError::fallback);
+  try {
+    set_on_error("alpah", OnError::strict);
+    FAIL() << "unknown target";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("Did you mean: alpha"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(parse_on_error("raise"), Error);
+}
+
+TEST(Faults, APolicySetsThem) {
+  const std::string id = register_broken_neg();
+  apply_policy(parse_policy(R"({"version": 1, "on_error": {"alpha": "strict"}})"));
+  EXPECT_EQ(on_error_of(id), OnError::strict);
+  try {
+    parse_policy(R"({"version": 1, "on_error": {"alpha": "raise"}})");
+    FAIL() << "raise is not an action";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("expected \"strict\" or \"fallback\""), std::string::npos) << e.what();
+  }
+}
+
+TEST(Faults, TheEnvironmentSetsThemAtInit) {
+  const std::string id = register_broken_neg();
+  setenv("NATIVE_OPS_ON_ERROR", "fallback,alpha=strict", 1);
+  init();
+  EXPECT_EQ(on_error_of(id), OnError::strict);
+}
+
+TEST(Faults, ABadEnvironmentValueIsAnErrorAndInstallsNothing) {
+  register_broken_neg();
+  setenv("NATIVE_OPS_ON_ERROR", "alpha=retry", 1);
+  try {
+    init();
+    FAIL() << "a bad value";
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("NATIVE_OPS_ON_ERROR='alpha=retry'"), std::string::npos) << message;
+    EXPECT_NE(message.find("use fallback or strict"), std::string::npos) << message;
+  }
+  EXPECT_FALSE(is_initialized());
+}
+
+TEST(Faults, SweepsRunStrict) {
+  register_broken_neg();
+  init();
+  {
+    detail::StrictFailuresScope strict;  // what run_sweep and run_benchmarks hold
+    EXPECT_THROW(at::neg(at::rand({4})), std::exception);
+  }
+  EXPECT_EQ(impl_calls, 1);
+  EXPECT_TRUE(identical(at::neg(at::ones({2})), at::full({2}, -1.0)));  // outside: contained
+}
+
+}  // namespace
+}  // namespace native_ops
