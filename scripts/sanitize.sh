@@ -30,11 +30,12 @@ if [ "$which" = asan ] || [ "$which" = all ]; then
   configure "$root/build-asan" "-fsanitize=address,undefined -fno-sanitize=vptr -fno-sanitize-recover=undefined -fno-omit-frame-pointer"
   cmake --build "$root/build-asan" --parallel "$(nproc)"
   echo "[sanitize] ASan + UBSan: running ctest"
-  # Leak checking is off: libtorch keeps its registries until exit. python_module loads
-  # the library into an uninstrumented Python, which ASan's runtime cannot join.
+  # Leak checking is off: libtorch keeps its registries until exit. python_module and
+  # installed_package_consumer load the library into an uninstrumented process (Python; a
+  # consumer built without the sanitizer), which ASan's runtime cannot join.
   (cd "$root/build-asan" &&
     ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-      ctest --output-on-failure --timeout 900 -E "^python_module$")
+      ctest --output-on-failure --timeout 900 -E "^(python_module|installed_package_consumer)$")
 fi
 
 if [ "$which" = tsan ] || [ "$which" = all ]; then

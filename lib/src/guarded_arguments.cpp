@@ -122,4 +122,16 @@ std::optional<Mismatch> GuardedArguments::stray_write() const {
   return std::nullopt;
 }
 
+bool GuardedArguments::wrote_past_spans() const {
+  for (const Guarded& g : guarded_) {
+    const at::Tensor changed = bits_of(g.buffer).to(at::kCPU) != g.before;
+    const int64_t after = kGuardElements + (g.last - g.first);
+    if (changed.slice(0, 0, kGuardElements).any().item<bool>() ||
+        changed.slice(0, std::min(after, changed.size(0))).any().item<bool>()) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace native_ops::detail

@@ -27,6 +27,9 @@ class GuardedArguments {
   torch::jit::Stack stack() const { return arguments_; }
   /// The first element of each guarded buffer that changed where it must not, described.
   std::optional<Mismatch> stray_write() const;
+  /// Whether the impl wrote before or after the spans of the arguments' storages (into
+  /// the guard regions): run on unguarded tensors, such a write corrupts the heap.
+  bool wrote_past_spans() const;
 
  private:
   // One buffer: the storage span of every argument on one storage.
