@@ -248,7 +248,7 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream) 
   if (vectors <= 64 * 8) return launch(Threads64{}, Block{}, Eight{}, One{}, rows);
   if (vectors <= 128 * 8) return launch(Threads128{}, Block{}, Eight{}, One{}, rows);
   if (vectors <= 256 * 8) return launch(Threads256{}, Block{}, Eight{}, One{}, rows);
-  // Measured on the H200 (devrun notes in docs/BENCHMARKS.md): up to 1024 x 8 vectors, a
+  // Measured on the H200 (bench/cuda_rows_variants.cu; docs/BENCHMARKS.md): up to 1024 x 8 vectors, a
   // row in one block's registers runs fastest (a cluster's syncs cost more than the
   // overlap it buys); wider ones run faster over a cluster's registers than re-read.
   if (vectors <= 512 * 8) return launch(std::integral_constant<int, 512>{}, Block{}, Eight{}, One{}, rows);
