@@ -141,23 +141,29 @@ struct RowReduce {
     }
   }
 
+  // Two slots, taken in turn: a block writes slot n % 2 of reduction n after the sync of
+  // reduction n - 1, which every block reaches only after reading reduction n - 2's slot,
+  // so one sync per reduction suffices. rows_kernel syncs the cluster once more before its
+  // blocks exit, while others may still read their slots.
   template <class V, class Op>
   __device__ __forceinline__ V cluster_combine(V block_total, Op op) const {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    __shared__ V shared_total;
+    static_assert(sizeof(V) <= sizeof(float2), "a slot holds a float2");
+    __shared__ float2 slots[2];
+    V* slot = reinterpret_cast<V*>(&slots[reductions++ % 2]);
     const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
-    if (threadIdx.x == 0) shared_total = block_total;
+    if (threadIdx.x == 0) *slot = block_total;
     cluster.sync();  // every block's total is written (release / acquire across the cluster)
-    V total = *cluster.map_shared_rank(&shared_total, 0);
+    V total = *cluster.map_shared_rank(slot, 0);
 #pragma unroll
-    for (int rank = 1; rank < CLUSTER; ++rank) total = op(total, *cluster.map_shared_rank(&shared_total, rank));
-    cluster.sync();  // every block has read the totals before one is rewritten or its block exits
+    for (int rank = 1; rank < CLUSTER; ++rank) total = op(total, *cluster.map_shared_rank(slot, rank));
     return total;
 #else
     __trap();  // launch_rows() never launches clusters before sm_90
     return block_total;
 #endif
   }
+  mutable unsigned reductions = 0;
 };
 
 struct Max {
@@ -187,6 +193,9 @@ __global__ void __launch_bounds__(THREADS) rows_kernel(Op op, int64_t rows, int6
     const int64_t begin = min(width, rank * slice);
     op(RegisterRow<T, VEC, THREADS, MAX_VECS>(op.in + row * width, threadIdx.x, begin, min(width, begin + slice)), row,
        rank * THREADS + static_cast<int>(threadIdx.x), RowReduce<THREADS, false, CLUSTER>{});
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    cooperative_groups::this_cluster().sync();  // no block exits while another reads its slots
+#endif
   } else if constexpr (HOLDER == Holder::memory) {
     const int64_t row = blockIdx.x;
     op(MemoryRow<T, VEC, THREADS>(op.in + row * width, threadIdx.x, width), row, static_cast<int>(threadIdx.x),

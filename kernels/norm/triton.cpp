@@ -1,6 +1,7 @@
 // _fused_rms_norm at CUDA over the trailing dimensions in Triton
 // (kernels/norm/triton.py, compiled ahead of time): one row per program, held in
-// registers up to 16384 elements, read twice beyond. Returns float32 rstd shaped like
+// registers up to 16384 elements; one program per SM taking rows in turn up to 32768;
+// read twice beyond. Returns float32 rstd shaped like
 // the input with the normalised dimensions kept as 1, as aten's CUDA kernel does.
 #include <array>
 #include <limits>
@@ -20,8 +21,10 @@ namespace native_ops::kernels {
 
 namespace {
 
-// The row widths compiled to be held in registers (kernels/norm/triton.py's BLOCKS).
+// The row widths compiled to be held in registers (kernels/norm/triton.py's BLOCKS and
+// PERSISTENT_BLOCK).
 constexpr std::array<int64_t, 5> kBlocks = {1024, 2048, 4096, 8192, 16384};
+constexpr int64_t kPersistentBlock = 32768;
 
 bool aligned16(const at::Tensor& tensor) { return reinterpret_cast<uintptr_t>(tensor.const_data_ptr()) % 16 == 0; }
 
@@ -40,7 +43,8 @@ Verdict rms_norm_triton_applies(const at::Tensor& input, at::IntArrayRef normali
   return true;
 }
 
-// Per dtype, weight or not: the register-held variants in kBlocks' order, then the chunked one.
+// Per dtype, weight or not: the register-held variants in kBlocks' order, the persistent
+// one, then the chunked one.
 const triton::Artifact& rms_norm_kernel(const at::Tensor& input, bool has_weight, int64_t width) {
   static const std::vector<const triton::Artifact*> kernels = [] {
     std::vector<const triton::Artifact*> all;
@@ -48,6 +52,7 @@ const triton::Artifact& rms_norm_kernel(const at::Tensor& input, bool has_weight
       for (const char* weighted : {":plain:", ":weight:"}) {
         const std::string prefix = std::string("rms_norm_rows:") + dtype + weighted;
         for (int64_t block : kBlocks) all.push_back(&triton::find(prefix + std::to_string(block)));
+        all.push_back(&triton::find(prefix + "persistent"));
         all.push_back(&triton::find(prefix + "chunked"));
       }
     }
@@ -55,7 +60,8 @@ const triton::Artifact& rms_norm_kernel(const at::Tensor& input, bool has_weight
   }();
   size_t block = 0;
   while (block < kBlocks.size() && kBlocks[block] < width) ++block;
-  return *kernels[(triton::dtype_index(input) * 2 + (has_weight ? 1 : 0)) * (kBlocks.size() + 1) + block];
+  if (width > kPersistentBlock) ++block;
+  return *kernels[(triton::dtype_index(input) * 2 + (has_weight ? 1 : 0)) * (kBlocks.size() + 2) + block];
 }
 
 std::tuple<at::Tensor, at::Tensor> rms_norm_triton(const at::Tensor& input, at::IntArrayRef normalized_shape,
@@ -72,8 +78,14 @@ std::tuple<at::Tensor, at::Tensor> rms_norm_triton(const at::Tensor& input, at::
   const void* w = has_weight ? weight->const_data_ptr() : nullptr;
   void* y = out.mutable_data_ptr();
   void* r = rstd.mutable_data_ptr();
-  triton::launch(rms_norm_kernel(input, has_weight, width), {static_cast<unsigned>(input.numel() / width)},
-                 {&x, &w, &y, &r, &width, &epsilon}, input);
+  const int32_t rows = static_cast<int32_t>(input.numel() / width);
+  const triton::Artifact& kernel = rms_norm_kernel(input, has_weight, width);
+  if (width > kBlocks.back() && width <= kPersistentBlock) {
+    triton::launch(kernel, triton::persistent_grid(kernel, rows, input), {&x, &w, &y, &r, &rows, &width, &epsilon},
+                   input);
+  } else {
+    triton::launch(kernel, {static_cast<unsigned>(rows)}, {&x, &w, &y, &r, &width, &epsilon}, input);
+  }
   return {std::move(out), std::move(rstd)};
 }
 

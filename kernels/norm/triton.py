@@ -1,7 +1,9 @@
-"""RMS norm (_fused_rms_norm) over the last dimension in Triton, one row per program:
-rstd = 1 / sqrt(mean(x^2) + eps), out = x * rstd * weight, in float32. Rows of up to
-MAX_BLOCK elements are held in registers and read once; wider rows are read twice (the
-second time from L2). Compiled ahead of time by cmake/triton_aot.py; launched by
+"""RMS norm (_fused_rms_norm) over the last dimension in Triton: rstd = 1 / sqrt(mean(x^2)
++ eps), out = x * rstd * weight, in float32. Rows of up to 16384 elements are held in the
+registers of one program per row and read once; rows of up to PERSISTENT_BLOCK elements
+fill a program's registers, so one program per SM takes every (grid)-th row and loads the
+next while it reduces and writes the current one; wider rows are read twice (the second
+time from L2). Compiled ahead of time by cmake/triton_aot.py; launched by
 kernels/norm/triton.cpp."""
 
 import triton
@@ -20,6 +22,27 @@ def rms_norm_rows(x_ptr, w_ptr, y_ptr, rstd_ptr, width, eps, HAS_WEIGHT: tl.cons
         y = y * tl.load(w_ptr + offs, mask=mask, other=0.0).to(tl.float32)
     tl.store(y_ptr + row * width + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
     tl.store(rstd_ptr + row, rstd)
+
+
+@triton.jit
+def rms_norm_rows_persistent(x_ptr, w_ptr, y_ptr, rstd_ptr, rows, width, eps, HAS_WEIGHT: tl.constexpr,
+                             BLOCK: tl.constexpr):
+    first = tl.program_id(0)
+    step = tl.num_programs(0)
+    offs = tl.arange(0, BLOCK)
+    mask = offs < width
+    x = tl.load(x_ptr + first.to(tl.int64) * width + offs, mask=mask, other=0.0)
+    for row in range(first, rows, step):
+        after = row + step  # loaded before this row's reduction, which it overlaps
+        x_after = tl.load(x_ptr + after.to(tl.int64) * width + offs, mask=mask & (after < rows), other=0.0)
+        xf = x.to(tl.float32)
+        rstd = 1.0 / tl.sqrt(tl.sum(xf * xf, axis=0) / width + eps)
+        y = xf * rstd
+        if HAS_WEIGHT:
+            y = y * tl.load(w_ptr + offs, mask=mask, other=0.0).to(tl.float32)
+        tl.store(y_ptr + row.to(tl.int64) * width + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
+        tl.store(rstd_ptr + row, rstd)
+        x = x_after
 
 
 @triton.jit
@@ -43,6 +66,9 @@ def rms_norm_rows_chunked(x_ptr, w_ptr, y_ptr, rstd_ptr, width, eps, HAS_WEIGHT:
 
 DTYPES = {"f32": "*fp32", "f16": "*fp16", "bf16": "*bf16"}
 BLOCKS = {1024: 4, 2048: 8, 4096: 8, 8192: 16, 16384: 16}
+# Held by one program per SM: 32 elements a thread over 32 warps, with the next row's.
+PERSISTENT_BLOCK = 32768
+PERSISTENT_WARPS = 32
 CHUNK = 4096
 
 
@@ -58,6 +84,10 @@ def variants():
                 out.append(dict(key=f"rms_norm_rows:{dtype}:{weighted}:{block}", kernel=rms_norm_rows,
                                 signature=signature, constexprs={"HAS_WEIGHT": has_weight, "BLOCK": block},
                                 aligned=aligned, num_warps=warps))
+            out.append(dict(key=f"rms_norm_rows:{dtype}:{weighted}:persistent", kernel=rms_norm_rows_persistent,
+                            signature={**signature, "rows": "i32"},
+                            constexprs={"HAS_WEIGHT": has_weight, "BLOCK": PERSISTENT_BLOCK}, aligned=aligned,
+                            num_warps=PERSISTENT_WARPS))
             out.append(dict(key=f"rms_norm_rows:{dtype}:{weighted}:chunked", kernel=rms_norm_rows_chunked,
                             signature=signature, constexprs={"HAS_WEIGHT": has_weight, "BLOCK": CHUNK},
                             aligned=aligned, num_warps=8))

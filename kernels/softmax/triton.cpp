@@ -1,6 +1,7 @@
 // _softmax and _log_softmax at CUDA over the last dimension in Triton
 // (kernels/softmax/triton.py, compiled ahead of time): one row per program, held in
-// registers up to 16384 elements, chunked beyond.
+// registers up to 16384 elements; one program per SM taking rows in turn up to 32768;
+// chunked beyond.
 #include <array>
 #include <string>
 
@@ -19,8 +20,10 @@ namespace native_ops::kernels {
 
 namespace {
 
-// The row widths compiled to be held in registers (kernels/softmax/triton.py's BLOCKS).
+// The row widths compiled to be held in registers (kernels/softmax/triton.py's BLOCKS and
+// PERSISTENT_BLOCK).
 constexpr std::array<int64_t, 5> kBlocks = {1024, 2048, 4096, 8192, 16384};
+constexpr int64_t kPersistentBlock = 32768;
 
 Verdict triton_rows_apply(const at::Tensor& self, int64_t dim, bool half_to_float) {
   if (const Verdict verdict = gpu_rows_apply(self, dim, half_to_float); !verdict.accepted()) return verdict;
@@ -32,13 +35,21 @@ Verdict triton_rows_apply(const at::Tensor& self, int64_t dim, bool half_to_floa
   return true;
 }
 
-// Per log, dtype: the register-held variants in kBlocks' order, then the chunked one.
+// Rows the persistent kernel takes. Its float16 softmax spills registers at 32 warps and
+// ran slower than the chunked kernel on the H200 (docs/BENCHMARKS.md); the rest ran faster.
+bool persistent(const at::Tensor& self, bool log, int64_t width) {
+  return width > kBlocks.back() && width <= kPersistentBlock && (log || self.scalar_type() != at::kHalf);
+}
+
+// Per log, dtype: the register-held variants in kBlocks' order, the persistent one, then
+// the chunked one.
 const triton::Artifact& rows_kernel(const at::Tensor& self, bool log, int64_t width) {
   static const std::vector<const triton::Artifact*> kernels = [] {
     std::vector<const triton::Artifact*> all;
     for (const char* name : {"softmax_rows:", "log_softmax_rows:"}) {
       for (const char* dtype : triton::kDtypeKeys) {
         for (int64_t block : kBlocks) all.push_back(&triton::find(name + std::string(dtype) + ":" + std::to_string(block)));
+        all.push_back(&triton::find(name + std::string(dtype) + ":persistent"));
         all.push_back(&triton::find(name + std::string(dtype) + ":chunked"));
       }
     }
@@ -46,7 +57,8 @@ const triton::Artifact& rows_kernel(const at::Tensor& self, bool log, int64_t wi
   }();
   size_t block = 0;
   while (block < kBlocks.size() && kBlocks[block] < width) ++block;
-  return *kernels[((log ? 1 : 0) * 3 + triton::dtype_index(self)) * (kBlocks.size() + 1) + block];
+  if (block == kBlocks.size() && !persistent(self, log, width)) ++block;
+  return *kernels[((log ? 1 : 0) * 3 + triton::dtype_index(self)) * (kBlocks.size() + 2) + block];
 }
 
 at::Tensor rows(const at::Tensor& self, bool log) {
@@ -54,7 +66,13 @@ at::Tensor rows(const at::Tensor& self, bool log) {
   const int32_t width = static_cast<int32_t>(self.size(-1));
   const void* in = self.const_data_ptr();
   void* y = out.mutable_data_ptr();
-  triton::launch(rows_kernel(self, log, width), {static_cast<unsigned>(self.numel() / width)}, {&in, &y, &width}, self);
+  const int32_t row_count = static_cast<int32_t>(self.numel() / width);
+  const triton::Artifact& kernel = rows_kernel(self, log, width);
+  if (persistent(self, log, width)) {
+    triton::launch(kernel, triton::persistent_grid(kernel, row_count, self), {&in, &y, &row_count, &width}, self);
+  } else {
+    triton::launch(kernel, {static_cast<unsigned>(row_count)}, {&in, &y, &width}, self);
+  }
   return out;
 }
 

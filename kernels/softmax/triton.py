@@ -1,7 +1,9 @@
-"""Softmax and log-softmax over the last dimension in Triton, one row per program. Rows
-of up to MAX_BLOCK elements are held in registers and read once; wider rows keep a
-running (max, sum) over chunks, then read the row again (from L2) to write it. Compiled
-ahead of time by cmake/triton_aot.py; launched by kernels/softmax/triton.cpp."""
+"""Softmax and log-softmax over the last dimension in Triton. Rows of up to 16384 elements
+are held in the registers of one program per row and read once; rows of up to
+PERSISTENT_BLOCK elements fill a program's registers, so one program per SM takes every
+(grid)-th row and loads the next while it reduces and writes the current one; wider rows
+keep a running (max, sum) over chunks, then read the row again (from L2) to write it.
+Compiled ahead of time by cmake/triton_aot.py; launched by kernels/softmax/triton.cpp."""
 
 import triton
 import triton.language as tl
@@ -18,6 +20,24 @@ def softmax_rows(x_ptr, y_ptr, width, LOG: tl.constexpr, BLOCK: tl.constexpr):
     total = tl.sum(exp, axis=0)
     y = shifted - tl.log(total) if LOG else exp / total
     tl.store(y_ptr + row * width + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
+
+
+@triton.jit
+def softmax_rows_persistent(x_ptr, y_ptr, rows, width, LOG: tl.constexpr, BLOCK: tl.constexpr):
+    first = tl.program_id(0)
+    step = tl.num_programs(0)
+    offs = tl.arange(0, BLOCK)
+    mask = offs < width
+    x = tl.load(x_ptr + first.to(tl.int64) * width + offs, mask=mask, other=-float("inf"))
+    for row in range(first, rows, step):
+        after = row + step  # loaded before this row's reductions, which it overlaps
+        x_after = tl.load(x_ptr + after.to(tl.int64) * width + offs, mask=mask & (after < rows), other=-float("inf"))
+        shifted = x.to(tl.float32) - tl.max(x.to(tl.float32), axis=0)
+        exp = tl.exp(shifted)
+        total = tl.sum(exp, axis=0)
+        y = shifted - tl.log(total) if LOG else exp / total
+        tl.store(y_ptr + row.to(tl.int64) * width + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
+        x = x_after
 
 
 @triton.jit
@@ -49,6 +69,9 @@ def softmax_rows_chunked(x_ptr, y_ptr, width, LOG: tl.constexpr, BLOCK: tl.const
 DTYPES = {"f32": "*fp32", "f16": "*fp16", "bf16": "*bf16"}
 # Row widths held in registers, with the warps that hold them; wider rows are chunked.
 BLOCKS = {1024: 4, 2048: 8, 4096: 8, 8192: 16, 16384: 16}
+# Held by one program per SM: 32 elements a thread over 32 warps, with the next row's.
+PERSISTENT_BLOCK = 32768
+PERSISTENT_WARPS = 32
 CHUNK = 4096
 
 
@@ -62,6 +85,10 @@ def variants():
             for block, warps in BLOCKS.items():
                 out.append(dict(key=f"{name}_rows:{dtype}:{block}", kernel=softmax_rows, signature=signature,
                                 constexprs={"LOG": log, "BLOCK": block}, aligned=aligned, num_warps=warps))
+            out.append(dict(key=f"{name}_rows:{dtype}:persistent", kernel=softmax_rows_persistent,
+                            signature={**signature, "rows": "i32"},
+                            constexprs={"LOG": log, "BLOCK": PERSISTENT_BLOCK}, aligned=aligned,
+                            num_warps=PERSISTENT_WARPS))
             out.append(dict(key=f"{name}_rows:{dtype}:chunked", kernel=softmax_rows_chunked, signature=signature,
                             constexprs={"LOG": log, "BLOCK": CHUNK}, aligned=aligned, num_warps=8))
     return out

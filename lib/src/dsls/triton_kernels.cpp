@@ -3,6 +3,7 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <memory>
@@ -29,10 +30,12 @@ using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
 constexpr int kMaxDynamicSharedSizeBytes = 8;  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 constexpr int kDefaultSharedLimit = 48 * 1024;
+constexpr int kMultiprocessorCount = 16;  // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
 
 struct Driver {
   CUresult (*init)(unsigned);
   CUresult (*device_get)(CUdevice*, int);
+  CUresult (*device_get_attribute)(int*, int, CUdevice);
   CUresult (*primary_context_retain)(CUcontext*, CUdevice);
   CUresult (*context_get_current)(CUcontext*);
   CUresult (*context_set_current)(CUcontext);
@@ -60,6 +63,7 @@ Driver open_driver() {
   Driver d{};
   bind(library, "cuInit", d.init);
   bind(library, "cuDeviceGet", d.device_get);
+  bind(library, "cuDeviceGetAttribute", d.device_get_attribute);
   bind(library, "cuDevicePrimaryCtxRetain", d.primary_context_retain);
   bind(library, "cuCtxGetCurrent", d.context_get_current);
   bind(library, "cuCtxSetCurrent", d.context_set_current);
@@ -86,10 +90,12 @@ void check(CUresult result, const char* what, const Artifact& artifact) {
 
 constexpr int kMaxDevices = 64;
 
-// Per device: its primary context (torch's runtime uses the same one) and, per artifact,
-// the loaded function. Written once under the mutex, then read without a lock.
+// Per device: its primary context (torch's runtime uses the same one), its multiprocessor
+// count and, per artifact, the loaded function. Written once under the mutex, then read
+// without a lock.
 struct DeviceModules {
   std::atomic<CUcontext> context{nullptr};
+  std::atomic<int> multiprocessors{0};  // written before the context
   std::unique_ptr<std::atomic<CUfunction>[]> functions;
 };
 
@@ -129,6 +135,9 @@ Loaded load(const Artifact& artifact, int device_index) {
     CUdevice handle = 0;
     check(d.device_get(&handle, device_index), "cuDeviceGet", artifact);
     check(d.primary_context_retain(&context, handle), "cuDevicePrimaryCtxRetain", artifact);
+    int multiprocessors = 0;
+    check(d.device_get_attribute(&multiprocessors, kMultiprocessorCount, handle), "cuDeviceGetAttribute", artifact);
+    device.multiprocessors.store(multiprocessors, std::memory_order_relaxed);
     device.context.store(context, std::memory_order_release);
   }
   function = device.functions[index].load(std::memory_order_acquire);
@@ -169,6 +178,12 @@ int dtype_index(const at::Tensor& tensor) {
     default: throw Error(std::string("the triton kernels take float32, float16 and bfloat16, not ") +
                          c10::toString(tensor.scalar_type()));
   }
+}
+
+Grid persistent_grid(const Artifact& artifact, int64_t pieces, const at::Tensor& on) {
+  load(artifact, on.device().index());  // the device's context, and its count with it
+  const int multiprocessors = modules().devices[on.device().index()].multiprocessors.load(std::memory_order_relaxed);
+  return {static_cast<unsigned>(std::min<int64_t>(pieces, multiprocessors))};
 }
 
 void launch(const Artifact& artifact, Grid grid, std::initializer_list<const void*> arguments, const at::Tensor& on) {

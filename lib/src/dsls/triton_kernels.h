@@ -28,6 +28,11 @@ inline constexpr const char* kDtypeKeys[] = {"f32", "f16", "bf16"};
 /// A float32, float16 or bfloat16 tensor's index in kDtypeKeys.
 int dtype_index(const at::Tensor& tensor);
 
+/// The grid of a persistent kernel that takes `pieces` of work in turn: one program per
+/// multiprocessor of `on`'s device, or per piece when there are fewer. Loads `artifact`
+/// on that device first; throws as launch() does.
+Grid persistent_grid(const Artifact& artifact, int64_t pieces, const at::Tensor& on);
+
 /// Launches `artifact` over `grid` on `on`'s device and current stream. `arguments` points
 /// at each runtime argument's value, in the kernel's order (the two scratch pointers
 /// Triton appends are added here). Throws native_ops::KernelUnavailable, naming the
