@@ -4,7 +4,10 @@
 // from DRAM once and held on chip while it is reduced and rewritten. How it is held
 // depends on its width:
 //   - narrow rows: in the registers of one warp (four rows per 128-thread block);
-//   - up to 8 vectors per thread of a block (up to 1024 threads): in the block's registers;
+//   - up to 8 vectors per thread of a block (up to 512 threads): in the block's registers;
+//   - up to 16 vectors per thread of 512 (sm_90, 16-byte vectors): half in the block's
+//     registers, half in its shared memory, two blocks to an SM (else up to 8 vectors per
+//     thread of 1024, in registers);
 //   - up to 8 times 256 x 8 vectors (sm_90): split over the registers of a cluster of 8
 //     blocks, which combine their partial reductions through distributed shared memory;
 //   - wider: not held; every pass reads the row again (the later ones mostly from L2).
@@ -73,6 +76,71 @@ struct RegisterRow {
       const int64_t c = column(i);
       if (c >= end) continue;
       store_vector(y, c, v[i], g);
+    }
+  }
+};
+
+/// A row twice as wide as a block's registers hold: the thread's first MAX_VECS vectors in
+/// registers (a RegisterRow of the first ROW_THREADS * MAX_VECS vectors), its next
+/// MAX_VECS in the block's shared memory, copied there by cp.async without passing through
+/// registers. Each thread reads back only the vectors it copied, so no barrier is needed;
+/// and a block needs half an SM's registers and shared memory, so that two blocks share an
+/// SM and one's reductions overlap the other's loads and stores.
+template <class T, int VEC, int ROW_THREADS, int MAX_VECS>
+struct SplitRow {
+  static constexpr bool kOnChip = true;
+  static constexpr int64_t kNearColumns = int64_t{ROW_THREADS} * MAX_VECS * VEC;
+  static constexpr size_t kSharedBytes = size_t{ROW_THREADS} * MAX_VECS * sizeof(Vec<T, VEC>);
+  RegisterRow<T, VEC, ROW_THREADS, MAX_VECS> near;
+  const Vec<T, VEC>* far;  // the thread's first vector in shared memory; the next ROW_THREADS on
+  int64_t far_first;        // its column
+  int64_t end;
+
+  __device__ __forceinline__ SplitRow(const T* x, int t, int64_t width, Vec<T, VEC>* shared)
+      : near(x, t, 0, width < kNearColumns ? width : kNearColumns),
+        far(shared + t),
+        far_first(kNearColumns + int64_t{t} * VEC),
+        end(width) {
+    static_assert(sizeof(Vec<T, VEC>) == 16, "cp.async.cg copies 16 bytes");
+#pragma unroll
+    for (int i = 0; i < MAX_VECS; ++i) {
+      const int64_t c = column(i);
+      if (c >= end) continue;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                       static_cast<uint32_t>(__cvta_generic_to_shared(far + i * ROW_THREADS))),
+                   "l"(x + c)
+                   : "memory");
+#else
+      const_cast<Vec<T, VEC>*>(far)[i * ROW_THREADS] = *reinterpret_cast<const Vec<T, VEC>*>(x + c);
+#endif
+    }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+  }
+  __device__ __forceinline__ int64_t column(int i) const { return far_first + int64_t{i} * ROW_THREADS * VEC; }
+
+  template <class F>
+  __device__ __forceinline__ void for_each(F f) const {
+    near.for_each(f);
+#pragma unroll
+    for (int i = 0; i < MAX_VECS; ++i) {
+      if (column(i) >= end) continue;
+      const Vec<T, VEC> v = far[i * ROW_THREADS];
+#pragma unroll
+      for (int k = 0; k < VEC; ++k) f(to_float(v.v[k]));
+    }
+  }
+
+  template <class G>
+  __device__ __forceinline__ void store(T* y, G g) const {
+    near.store(y, g);
+#pragma unroll
+    for (int i = 0; i < MAX_VECS; ++i) {
+      const int64_t c = column(i);
+      if (c >= end) continue;
+      store_vector(y, c, far[i * ROW_THREADS], g);
     }
   }
 };
@@ -174,7 +242,7 @@ struct Sum {
   __device__ float2 operator()(float2 a, float2 b) const { return {a.x + b.x, a.y + b.y}; }
 };
 
-enum class Holder { warp_registers, block_registers, cluster_registers, memory };
+enum class Holder { warp_registers, block_registers, block_registers_and_shared, cluster_registers, memory };
 
 // One row per warp, block or cluster (of CLUSTER blocks, consecutive in x); MAX_VECS
 // vectors per thread in registers.
@@ -196,6 +264,12 @@ __global__ void __launch_bounds__(THREADS) rows_kernel(Op op, int64_t rows, int6
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     cooperative_groups::this_cluster().sync();  // no block exits while another reads its slots
 #endif
+  } else if constexpr (HOLDER == Holder::block_registers_and_shared) {
+    extern __shared__ __align__(16) unsigned char dynamic_shared[];
+    const int64_t row = blockIdx.x;
+    op(SplitRow<T, VEC, THREADS, MAX_VECS>(op.in + row * width, threadIdx.x, width,
+                                           reinterpret_cast<Vec<T, VEC>*>(dynamic_shared)),
+       row, static_cast<int>(threadIdx.x), RowReduce<THREADS, false>{});
   } else if constexpr (HOLDER == Holder::memory) {
     const int64_t row = blockIdx.x;
     op(MemoryRow<T, VEC, THREADS>(op.in + row * width, threadIdx.x, width), row, static_cast<int>(threadIdx.x),
@@ -214,17 +288,25 @@ __global__ void __launch_bounds__(THREADS) rows_kernel(Op op, int64_t rows, int6
 /// `thread` is the thread's index among all the threads of the row (0 for exactly one).
 template <int VEC, class Op>
 int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream) {
+  using T = typename Op::Element;
   if (rows == 0 || width == 0) return cudaSuccess;
   if (rows > 0x7fffffff / 8) return static_cast<int>(cudaErrorInvalidValue);
   const int64_t vectors = width / VEC;
   auto launch = [&](auto threads, auto holder, auto max_vecs, auto cluster, int64_t blocks) {
     constexpr int kThreads = decltype(threads)::value;
     constexpr int kCluster = decltype(cluster)::value;
-    auto* kernel = &rows_kernel<Op, VEC, kThreads, decltype(holder)::value, decltype(max_vecs)::value, kCluster>;
+    constexpr Holder kHolder = decltype(holder)::value;
+    auto* kernel = &rows_kernel<Op, VEC, kThreads, kHolder, decltype(max_vecs)::value, kCluster>;
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(static_cast<unsigned>(blocks));
     config.blockDim = dim3(kThreads);
     config.stream = stream;
+    if constexpr (kHolder == Holder::block_registers_and_shared) {
+      config.dynamicSmemBytes = SplitRow<T, VEC, kThreads, decltype(max_vecs)::value>::kSharedBytes;
+      const cudaError_t error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                     static_cast<int>(config.dynamicSmemBytes));
+      if (error != cudaSuccess) return static_cast<int>(error);
+    }
     cudaLaunchAttribute attribute{};
     attribute.id = cudaLaunchAttributeClusterDimension;
     attribute.val.clusterDim.x = kCluster;
@@ -257,16 +339,24 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream) 
   if (vectors <= 64 * 8) return launch(Threads64{}, Block{}, Eight{}, One{}, rows);
   if (vectors <= 128 * 8) return launch(Threads128{}, Block{}, Eight{}, One{}, rows);
   if (vectors <= 256 * 8) return launch(Threads256{}, Block{}, Eight{}, One{}, rows);
-  // Measured on the H200 (bench/cuda_rows_variants.cu; docs/BENCHMARKS.md): up to 1024 x 8 vectors, a
-  // row in one block's registers runs fastest (a cluster's syncs cost more than the
-  // overlap it buys); wider ones run faster over a cluster's registers than re-read.
+  // Measured on the H200 (bench/cuda_rows_variants.cu, native-ops bench; docs/BENCHMARKS.md):
+  // up to 512 x 8 vectors, a row in one block's registers runs fastest (a cluster's syncs
+  // cost more than the overlap it buys); up to 512 x 16, half in shared memory with two
+  // blocks to an SM beats one 1024-thread block alone on it; wider rows run faster over a
+  // cluster's registers than re-read.
   if (vectors <= 512 * 8) return launch(std::integral_constant<int, 512>{}, Block{}, Eight{}, One{}, rows);
-  if (vectors <= 1024 * 8) return launch(std::integral_constant<int, 1024>{}, Block{}, Eight{}, One{}, rows);
   int device = 0, major = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
       cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
     return static_cast<int>(cudaGetLastError());
   }
+  if constexpr (VEC * sizeof(T) == 16) {
+    if (major >= 9 && vectors <= 512 * 16) {
+      return launch(std::integral_constant<int, 512>{}, std::integral_constant<Holder, Holder::block_registers_and_shared>{},
+                    Eight{}, One{}, rows);
+    }
+  }
+  if (vectors <= 1024 * 8) return launch(std::integral_constant<int, 1024>{}, Block{}, Eight{}, One{}, rows);
   if (major >= 9 && vectors <= 8 * 256 * 8) return launch(Threads256{}, Cluster{}, Eight{}, Eight{}, rows * 8);
   return launch(std::integral_constant<int, 1024>{}, Memory{}, One{}, One{}, rows);
 }

@@ -129,6 +129,14 @@ TEST(Faults, TheEnvironmentSetsThemAtInit) {
   EXPECT_EQ(on_error_of(id), OnError::strict);
 }
 
+TEST(Faults, AnEmptyEnvironmentValueIsUnset) {
+  const std::string id = register_broken_neg();
+  setenv("NATIVE_OPS_ON_ERROR", "", 1);
+  init();
+  EXPECT_TRUE(is_initialized());
+  EXPECT_EQ(on_error_of(id), OnError::fallback);
+}
+
 TEST(Faults, ABadEnvironmentValueIsAnErrorAndInstallsNothing) {
   register_broken_neg();
   setenv("NATIVE_OPS_ON_ERROR", "alpha=retry", 1);

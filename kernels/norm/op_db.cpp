@@ -107,7 +107,8 @@ std::vector<Sample> norm_samples(c10::Device device, c10::ScalarType dtype, cons
   add(SampleClass::odd_sizes, {{4099, 17}});
   add(SampleClass::large, {{1024, 1024}});
   add(SampleClass::large, {{64, 32000}});
-  add(SampleClass::large, {{4, 40000}});     // float32 rows in shared memory
+  add(SampleClass::large, {{300, 16400}});   // triton: persistent, more rows than SMs
+  add(SampleClass::large, {{4, 40000}});     // cuda: 16-bit rows half in shared memory
   add(SampleClass::large, {{2, 1 << 19}});  // wider than shared memory: read twice
   add(SampleClass::transposed, {{256, 512}, 1, true, true, 1e-5, laid_out(Layout::transposed)});
   add(SampleClass::step_sliced, {{128, 1024}, 1, true, true, 1e-5, laid_out(Layout::step_sliced)});

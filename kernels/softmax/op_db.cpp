@@ -68,6 +68,8 @@ std::vector<Sample> softmax_samples(c10::Device device, c10::ScalarType dtype, c
   add(SampleClass::odd_sizes, {5, 13109}, -1, {});
   add(SampleClass::odd_sizes, {4099, 17}, -1, {});
   add(SampleClass::large, {1024, 1024}, -1, {});
+  add(SampleClass::large, {300, 16400}, -1, {});  // triton: persistent, more rows than SMs
+  add(SampleClass::large, {4, 40000}, -1, {});    // cuda: 16-bit rows half in shared memory
   add(SampleClass::large, {2, 1 << 19}, -1, {});
   add(SampleClass::transposed, {256, 512}, -1, laid_out(Layout::transposed));
   add(SampleClass::step_sliced, {128, 1024}, -1, laid_out(Layout::step_sliced));

@@ -18,7 +18,7 @@ def softmax_rows(x_ptr, y_ptr, width, LOG: tl.constexpr, BLOCK: tl.constexpr):
     shifted = x - tl.max(x, axis=0)
     exp = tl.exp(shifted)
     total = tl.sum(exp, axis=0)
-    y = shifted - tl.log(total) if LOG else exp / total
+    y = shifted - tl.log(total) if LOG else exp * (1.0 / total)
     tl.store(y_ptr + row * width + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
 
 
@@ -35,7 +35,7 @@ def softmax_rows_persistent(x_ptr, y_ptr, rows, width, LOG: tl.constexpr, BLOCK:
         shifted = x.to(tl.float32) - tl.max(x.to(tl.float32), axis=0)
         exp = tl.exp(shifted)
         total = tl.sum(exp, axis=0)
-        y = shifted - tl.log(total) if LOG else exp / total
+        y = shifted - tl.log(total) if LOG else exp * (1.0 / total)
         tl.store(y_ptr + row.to(tl.int64) * width + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
         x = x_after
 
@@ -62,7 +62,7 @@ def softmax_rows_chunked(x_ptr, y_ptr, width, LOG: tl.constexpr, BLOCK: tl.const
         mask = start + offs < width
         x = tl.load(x_ptr + row * width + start + offs, mask=mask, other=0.0).to(tl.float32)
         shifted = x - row_max
-        y = shifted - tl.log(total) if LOG else tl.exp(shifted) / total
+        y = shifted - tl.log(total) if LOG else tl.exp(shifted) * (1.0 / total)
         tl.store(y_ptr + row * width + start + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
 
 

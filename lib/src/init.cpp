@@ -43,7 +43,7 @@ void init() {
   const std::string policy_path = env::get("NATIVE_OPS_ORDER_POLICY").value_or("");
   const std::string order_fn = env::get("NATIVE_OPS_ORDER_FN").value_or("");
   std::vector<std::pair<std::string, OnError>> on_error;
-  if (const auto text = env::get("NATIVE_OPS_ON_ERROR")) {
+  if (const auto text = env::get("NATIVE_OPS_ON_ERROR"); text && !text->empty()) {  // "" is unset, as elsewhere
     try {
       on_error = detail::parse_on_error_list(*text);
     } catch (const Error& e) {
