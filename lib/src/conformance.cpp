@@ -33,12 +33,6 @@ std::string_view to_string(Outcome outcome) {
   return "?";
 }
 
-static std::vector<std::string> dsl_names() {
-  std::vector<std::string> names;
-  for (const Dsl* dsl : dsls()) names.emplace_back(dsl->name());
-  return names;
-}
-
 std::optional<std::string> restrict_to_dsl_from_env() {
   const char* value = std::getenv("NATIVE_OPS_RESTRICT_TO_DSL");
   if (value == nullptr || *value == '\0') return std::nullopt;

@@ -81,6 +81,12 @@ std::vector<const Dsl*> dsls() {
   return all;
 }
 
+std::vector<std::string> dsl_names() {
+  std::vector<std::string> names;
+  for (const Dsl* dsl : dsls()) names.emplace_back(dsl->name());
+  return names;
+}
+
 size_t disable_dsl(std::string_view name, Apply apply) {
   return deregister_overrides(Filter{std::string(name), "", std::nullopt}, apply);
 }

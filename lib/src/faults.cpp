@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "names.h"
-#include "native_ops/dsl.h"
 #include "native_ops/error.h"
 #include "native_ops/log.h"
 #include "registry_state.h"
@@ -23,13 +22,12 @@ void resolve_all(Registry& r) {
   }
 }
 
-std::vector<std::string> known_targets(const Registry& r) {
-  std::vector<std::string> names = {"*"};
-  for (const Dsl* dsl : dsls()) names.emplace_back(dsl->name());
+std::vector<std::string> node_ids(const Registry& r) {
+  std::vector<std::string> ids;
   for (const auto& graph : r.graphs) {
-    for (const auto& node : graph->nodes) names.push_back(node->id);
+    for (const auto& node : graph->nodes) ids.push_back(node->id);
   }
-  return names;
+  return ids;
 }
 
 }  // namespace
@@ -94,9 +92,10 @@ void set_on_error(const std::string& target, OnError action) {
   detail::ensure_builtins();
   detail::Registry& r = detail::registry();
   std::lock_guard<std::mutex> lock(r.mutex);
-  const std::vector<std::string> names = detail::known_targets(r);
-  if (std::find(names.begin(), names.end(), target) == names.end()) {
-    throw Error("on_error: \"" + target + "\" is neither a node id, a dsl nor *." + detail::did_you_mean(target, names));
+  if (target != "*") {
+    if (const std::string why = detail::unknown_node_or_dsl(target, detail::node_ids(r)); !why.empty()) {
+      throw Error("on_error: " + why + " (* sets every node)");
+    }
   }
   r.on_error[target] = action;
   detail::resolve_all(r);

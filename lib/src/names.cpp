@@ -7,6 +7,7 @@
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <c10/core/DispatchKeySet.h>
 
+#include "native_ops/dsl.h"
 #include "native_ops/error.h"
 #include "native_ops/registry.h"
 #include "native_ops/typed.h"
@@ -75,6 +76,14 @@ std::vector<std::string> closest(std::string_view wanted, const std::vector<std:
     }
   }
   return best;
+}
+
+std::string unknown_node_or_dsl(const std::string& name, const std::vector<std::string>& node_ids) {
+  std::vector<std::string> names = dsl_names();
+  const bool is_dsl = std::find(names.begin(), names.end(), name) != names.end();
+  if (is_dsl || std::find(node_ids.begin(), node_ids.end(), name) != node_ids.end()) return "";
+  names.insert(names.end(), node_ids.begin(), node_ids.end());
+  return "\"" + name + "\" is neither a node id nor a dsl." + did_you_mean(name, names);
 }
 
 std::string did_you_mean(std::string_view wanted, const std::vector<std::string>& candidates) {

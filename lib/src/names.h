@@ -27,6 +27,10 @@ std::vector<std::string> closest(std::string_view wanted, const std::vector<std:
 /// " Did you mean: a, b?" or "" when there is nothing close.
 std::string did_you_mean(std::string_view wanted, const std::vector<std::string>& candidates);
 
+/// "" when `name` is one of `node_ids` or a registered DSL's name; otherwise what is wrong
+/// with it ("\"x\" is neither a node id nor a dsl.", with the closest names suggested).
+std::string unknown_node_or_dsl(const std::string& name, const std::vector<std::string>& node_ids);
+
 /// The op symbols ("add.Tensor") the dispatcher knows in namespace `lib_symbol`.
 std::vector<std::string> dispatcher_op_symbols(std::string_view lib_symbol);
 

@@ -157,8 +157,8 @@ bool op_matches(const std::string& pattern, const std::string& op_symbol) {
 // Checks every name a policy uses against the registry: unknown ones are errors.
 class PolicyChecker {
  public:
-  PolicyChecker(const Policy& policy, const std::vector<GraphInfo>& graphs) : policy_(policy) {
-    for (const Dsl* dsl : dsls()) dsl_names_.emplace_back(dsl->name());
+  PolicyChecker(const Policy& policy, const std::vector<GraphInfo>& graphs)
+      : policy_(policy), dsl_names_(dsl_names()) {
     for (const GraphInfo& graph : graphs) {
       for (const NodeInfo& node : graph.nodes) node_ids_.push_back(node.id);
     }
@@ -212,12 +212,7 @@ class PolicyChecker {
     }
   }
   void node_or_dsl(const std::string& name, const std::string& at) {
-    const bool is_dsl = std::find(dsl_names_.begin(), dsl_names_.end(), name) != dsl_names_.end();
-    const bool is_node = std::find(node_ids_.begin(), node_ids_.end(), name) != node_ids_.end();
-    if (is_dsl || is_node) return;
-    std::vector<std::string> names = dsl_names_;
-    names.insert(names.end(), node_ids_.begin(), node_ids_.end());
-    fail(at, "\"" + name + "\" is neither a node id nor a dsl." + detail::did_you_mean(name, names));
+    if (const std::string why = detail::unknown_node_or_dsl(name, node_ids_); !why.empty()) fail(at, why);
   }
   void key(const std::string& name, const std::string& at) {
     try {

@@ -110,16 +110,10 @@ static std::string known_dsl_names() {
   return names;
 }
 
-static std::vector<std::string> dsl_name_list() {
-  std::vector<std::string> names;
-  for (const Dsl* dsl : dsls()) names.emplace_back(dsl->name());
-  return names;
-}
-
 static const Dsl& require_dsl(std::string_view name) {
   const Dsl* dsl = find_dsl(name);
   if (dsl == nullptr) {
-    throw Error("unknown dsl '" + std::string(name) + "'." + did_you_mean(name, dsl_name_list()) +
+    throw Error("unknown dsl '" + std::string(name) + "'." + did_you_mean(name, dsl_names()) +
                 " Known DSLs: " + known_dsl_names() + "; a new one is added with native_ops::register_dsl");
   }
   return *dsl;

@@ -38,6 +38,8 @@ void register_dsl(std::unique_ptr<Dsl> dsl);
 const Dsl* find_dsl(std::string_view name);
 /// Every DSL, built-ins first.
 std::vector<const Dsl*> dsls();
+/// Every DSL's name, in dsls()' order.
+std::vector<std::string> dsl_names();
 
 /// Switches off every override of the DSL (a Filter on dsl); returns how many changed.
 size_t disable_dsl(std::string_view name, Apply apply = Apply::now);
