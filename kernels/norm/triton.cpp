@@ -1,8 +1,8 @@
 // _fused_rms_norm at CUDA over the trailing dimensions in Triton
 // (kernels/norm/triton.py, compiled ahead of time): one row per program, held in
 // registers up to 16384 elements; one program per SM taking rows in turn up to 32768;
-// read twice beyond. Returns float32 rstd shaped like
-// the input with the normalised dimensions kept as 1, as aten's CUDA kernel does.
+// read twice beyond. Returns float32 rstd shaped like the input with the normalised
+// dimensions kept as 1, as aten's CUDA kernel does.
 #include <array>
 #include <limits>
 #include <string>
@@ -25,6 +25,9 @@ namespace {
 // PERSISTENT_BLOCK).
 constexpr std::array<int64_t, 5> kBlocks = {1024, 2048, 4096, 8192, 16384};
 constexpr int64_t kPersistentBlock = 32768;
+
+// Rows the persistent kernel takes.
+bool persistent(int64_t width) { return width > kBlocks.back() && width <= kPersistentBlock; }
 
 bool aligned16(const at::Tensor& tensor) { return reinterpret_cast<uintptr_t>(tensor.const_data_ptr()) % 16 == 0; }
 
@@ -60,7 +63,7 @@ const triton::Artifact& rms_norm_kernel(const at::Tensor& input, bool has_weight
   }();
   size_t block = 0;
   while (block < kBlocks.size() && kBlocks[block] < width) ++block;
-  if (width > kPersistentBlock) ++block;
+  if (block == kBlocks.size() && !persistent(width)) ++block;
   return *kernels[(triton::dtype_index(input) * 2 + (has_weight ? 1 : 0)) * (kBlocks.size() + 2) + block];
 }
 
@@ -80,7 +83,7 @@ std::tuple<at::Tensor, at::Tensor> rms_norm_triton(const at::Tensor& input, at::
   void* r = rstd.mutable_data_ptr();
   const int32_t rows = static_cast<int32_t>(input.numel() / width);
   const triton::Artifact& kernel = rms_norm_kernel(input, has_weight, width);
-  if (width > kBlocks.back() && width <= kPersistentBlock) {
+  if (persistent(width)) {
     triton::launch(kernel, triton::persistent_grid(kernel, rows, input), {&x, &w, &y, &r, &rows, &width, &epsilon},
                    input);
   } else {
