@@ -66,6 +66,21 @@ TEST(CudaKernels, RunOnTheTensorsDevice) {
   EXPECT_TRUE(testing::close(product.cpu(), at::bmm(a.cpu().to(at::kFloat), b.cpu().to(at::kFloat)).to(at::kBFloat16)));
 }
 
+// The outer product's grid covers at most 65535 batch entries; its blocks loop over the
+// rest. (The triton kernel's cond declines so many, so the op database's samples, which
+// every GPU DSL shares, stay below.)
+TEST(CudaKernels, OuterProductsOfMoreBatchEntriesThanAGridCovers) {
+  if (!cuda_dsl_available()) GTEST_SKIP() << find_dsl("cuda")->unavailable_reason();
+  init();
+  const auto options = at::TensorOptions().device(at::kCUDA).dtype(at::kBFloat16);
+  const at::Tensor a = at::randn({70001, 3, 1}, options);
+  const at::Tensor b = at::randn({70001, 1, 24}, options);
+  const uint64_t before = testing::hits("bmm_cuda_0");
+  const at::Tensor product = at::bmm(a, b);
+  EXPECT_EQ(testing::hits("bmm_cuda_0"), before + 1);
+  EXPECT_TRUE(testing::close(product.cpu(), at::bmm(a.cpu().to(at::kFloat), b.cpu().to(at::kFloat)).to(at::kBFloat16)));
+}
+
 TEST(CudaKernels, AForkedChildRunsThemAfterTheParentInitialised) {
   if (!cuda_dsl_available()) GTEST_SKIP() << find_dsl("cuda")->unavailable_reason();
   init();  // upstream's test_lazy_init: initialisation must not have touched CUDA

@@ -1,7 +1,8 @@
 // The triton DSL beyond what the conformance sweep checks: the build compiled the kernels
 // ahead of time and embedded them with their launch metadata; the DSL reports the Triton
 // that built them and is unavailable, with the reason, without a GPU; and on a GPU its
-// kernels launch on the current stream and on the tensor's device.
+// kernels launch on the current stream and on the tensor's device, and the persistent ones
+// get every row right over many rows a program.
 #include <cstring>
 
 #include <ATen/ATen.h>
@@ -92,6 +93,32 @@ TEST(TritonKernels, RunOnTheCurrentStream) {
   }
   side.synchronize();
   EXPECT_TRUE(testing::close(output.cpu(), at::_softmax(input.cpu(), -1, false)));
+}
+
+// Rows of 16385-32768 elements take the persistent kernels, one program per SM taking every
+// (grid)-th row and loading the next while it writes the current: at 2048 rows each program
+// takes 15 or 16, far more than in the sweep's samples.
+TEST(TritonKernels, PersistentKernelsTakeManyRowsEach) {
+  if (!triton_dsl_available()) GTEST_SKIP() << find_dsl("triton")->unavailable_reason();
+  init();
+  prefer_triton();
+  const at::Tensor x = at::randn({2048, 32000}, at::TensorOptions().device(at::kCUDA).dtype(at::kBFloat16));
+  for (const bool log : {false, true}) {
+    const char* node = log ? "_log_softmax_triton_0" : "_softmax_triton_0";
+    auto softmax = [&] { return log ? at::_log_softmax(x, -1, false) : at::_softmax(x, -1, false); };
+    const uint64_t before = testing::hits(node);
+    const at::Tensor y = softmax();
+    EXPECT_EQ(testing::hits(node), before + 1) << node;
+    EXPECT_TRUE(testing::close(y.cpu(), testing::aten_reference(log ? "_log_softmax" : "_softmax", softmax).cpu()))
+        << node;
+  }
+  const at::Tensor weight = at::randn({32000}, x.options());
+  auto rms_norm = [&] { return at::_fused_rms_norm(x, {32000}, weight, 1e-6); };
+  const uint64_t before = testing::hits("_fused_rms_norm_triton_0");
+  const auto [y, rstd] = rms_norm();
+  EXPECT_EQ(testing::hits("_fused_rms_norm_triton_0"), before + 1);
+  EXPECT_TRUE(testing::close(y.cpu(), testing::aten_reference("_fused_rms_norm", [&] { return std::get<0>(rms_norm()); }).cpu()));
+  EXPECT_TRUE(testing::close(rstd.cpu(), testing::aten_reference("_fused_rms_norm", [&] { return std::get<1>(rms_norm()); }).cpu()));
 }
 
 TEST(TritonKernels, RunOnTheTensorsDevice) {

@@ -18,8 +18,9 @@ namespace {
 
 Verdict outer_product_cuda_applies(const at::Tensor& self, const at::Tensor& mat2) {
   if (const Verdict verdict = gpu_outer_product_applies(self, mat2); !verdict.accepted()) return verdict;
-  if (self.size(0) * self.size(1) > (int64_t{1} << 30) || mat2.size(2) > (int64_t{1} << 24)) {
-    return decline("more rows or columns than one launch covers");
+  // Tiles of at least 16 rows x 32 columns, so fewer than 2^31 of them (one grid's x).
+  if (self.size(1) * mat2.size(2) > (int64_t{1} << 35) || mat2.size(2) > (int64_t{1} << 24)) {
+    return decline("more rows x columns than one launch covers");
   }
   return true;
 }

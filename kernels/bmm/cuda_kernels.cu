@@ -11,8 +11,8 @@
 namespace native_ops::cuda {
 namespace {
 
-constexpr int kThreads = 256;
-constexpr int kRowsPerThread = 16;  // the slice of m and the index arithmetic serve 16 rows
+constexpr int kThreads = 128;
+constexpr int kRowsPerThread = 4;  // the slice of m and the index arithmetic serve 4 rows
 
 // scale * m, elementwise, rounded once to T. 16-bit types multiply in pairs: the exact
 // product of two 16-bit values rounded to 16 bits is what the float route gives too.
@@ -33,43 +33,62 @@ __device__ __forceinline__ Vec<T, VEC> scaled(T scale, const Vec<T, VEC>& m) {
   return result;
 }
 
-// A block covers rows_per_pass * kRowsPerThread rows of one batch entry; within a pass,
-// threads_per_row consecutive threads (a power of two) write consecutive vectors of a row.
+// A block covers rows_per_pass * kRowsPerThread rows of a batch entry, and at most a warp's
+// worth of vectors of each (Triton's tile for this product, kernels/bmm/triton.py): within a
+// pass, threads_per_row consecutive threads (a power of two, at most 32) write consecutive
+// vectors of a row. Blocks run through one batch entry's tiles, row tiles first (x is the
+// column block * row_tiles + the row tile), before the next entry's (z, and a loop past
+// 65535 entries), so that the writes in flight at any time cover a few MB of the output
+// rather than a slice of every row of it. Measured on the H200 (docs/BENCHMARKS.md), bf16
+// (64,1024,1)x(64,1,1024): 40.1 us for blocks of 32 whole rows, whose ragged-column loop
+// indexed the slice of m at run time and so kept it in local memory; 36.5 us for these tiles
+// (Triton's 33.6); 37.9 us with streaming stores (st.global.cs).
 template <class T, int VEC>
 __global__ void __launch_bounds__(kThreads)
     outer_product(const T* __restrict__ a, int64_t a_batch_stride, int64_t a_row_stride, const T* __restrict__ m,
-                  int64_t m_batch_stride, int64_t m_col_stride, T* __restrict__ out, int64_t rows, int64_t cols,
-                  int64_t tiles_per_batch, int log2_threads_per_row, bool m_vectorised) {
+                  int64_t m_batch_stride, int64_t m_col_stride, T* __restrict__ out, int64_t batch, int64_t rows,
+                  int64_t cols, unsigned row_tiles, int log2_threads_per_row, bool m_vectorised) {
   const int threads_per_row = 1 << log2_threads_per_row;
   const int rows_per_pass = kThreads >> log2_threads_per_row;
   const int lane = threadIdx.x & (threads_per_row - 1);
   const int sub_row = threadIdx.x >> log2_threads_per_row;
-  const int64_t tile = blockIdx.x;
-  const int64_t b = tile / tiles_per_batch;  // one division per thread, for all its rows
-  const int64_t first_row = (tile - b * tiles_per_batch) * rows_per_pass * kRowsPerThread;
-  const int64_t col = (int64_t{blockIdx.y} * threads_per_row + lane) * VEC;
+  const unsigned column_block = blockIdx.x / row_tiles;
+  const int64_t first_row = int64_t{blockIdx.x - column_block * row_tiles} * rows_per_pass * kRowsPerThread;
+  const int64_t col = (int64_t{column_block} * threads_per_row + lane) * VEC;
   if (col >= cols) return;
   const int n = static_cast<int>(min(int64_t{VEC}, cols - col));
 
-  const T* m_row = m + b * m_batch_stride;
-  Vec<T, VEC> slice;
-  if (VEC > 1 && m_vectorised && n == VEC) {
-    slice = *reinterpret_cast<const Vec<T, VEC>*>(m_row + col);
-  } else {
-#pragma unroll
-    for (int k = 0; k < VEC; ++k) slice.v[k] = k < n ? m_row[(col + k) * m_col_stride] : from_float<T>(0.f);
-  }
-
-#pragma unroll
-  for (int r = 0; r < kRowsPerThread; ++r) {
-    const int64_t i = first_row + int64_t{r} * rows_per_pass + sub_row;
-    if (i >= rows) break;
-    const T scale = a[b * a_batch_stride + i * a_row_stride];
-    T* target = out + (b * rows + i) * cols + col;
-    if (VEC > 1 && n == VEC) {
-      *reinterpret_cast<Vec<T, VEC>*>(target) = scaled(scale, slice);
+  for (int64_t b = blockIdx.z; b < batch; b += gridDim.z) {
+    const T* m_row = m + b * m_batch_stride;
+    Vec<T, VEC> slice;
+    if (VEC > 1 && m_vectorised && n == VEC) {
+      slice = *reinterpret_cast<const Vec<T, VEC>*>(m_row + col);
     } else {
-      for (int k = 0; k < n; ++k) target[k] = from_float<T>(to_float(scale) * to_float(slice.v[k]));
+#pragma unroll
+      for (int k = 0; k < VEC; ++k) slice.v[k] = k < n ? m_row[(col + k) * m_col_stride] : from_float<T>(0.f);
+    }
+    T scales[kRowsPerThread];  // all loaded before the first store
+#pragma unroll
+    for (int r = 0; r < kRowsPerThread; ++r) {
+      const int64_t i = first_row + int64_t{r} * rows_per_pass + sub_row;
+      scales[r] = i < rows ? a[b * a_batch_stride + i * a_row_stride] : from_float<T>(0.f);
+    }
+#pragma unroll
+    for (int r = 0; r < kRowsPerThread; ++r) {
+      const int64_t i = first_row + int64_t{r} * rows_per_pass + sub_row;
+      if (i >= rows) break;
+      T* target = out + (b * rows + i) * cols + col;
+      if constexpr (VEC > 1) {
+        if (n == VEC) {
+          const Vec<T, VEC> product = scaled(scales[r], slice);
+          *reinterpret_cast<Vec<T, VEC>*>(target) = product;
+          continue;
+        }
+      }
+#pragma unroll
+      for (int k = 0; k < VEC; ++k) {  // static indices keep the slice in registers
+        if (k < n) target[k] = from_float<T>(to_float(scales[r]) * to_float(slice.v[k]));
+      }
     }
   }
 }
@@ -84,19 +103,20 @@ template <class T, int VEC>
 int launch(const void* a, int64_t a_batch_stride, int64_t a_row_stride, const void* m, int64_t m_batch_stride,
            int64_t m_col_stride, void* out, int64_t batch, int64_t rows, int64_t cols, cudaStream_t stream) {
   const int64_t vectors_per_row = (cols + VEC - 1) / VEC;
-  const int log2_threads_per_row = std::min(log2_ceil(vectors_per_row), 8);  // at most kThreads
+  const int log2_threads_per_row = std::min(log2_ceil(vectors_per_row), 5);  // at most a warp
   const int64_t rows_per_tile = int64_t{kThreads >> log2_threads_per_row} * kRowsPerThread;
-  const int64_t tiles_per_batch = (rows + rows_per_tile - 1) / rows_per_tile;
+  const int64_t row_tiles = (rows + rows_per_tile - 1) / rows_per_tile;
   const int64_t column_blocks = (vectors_per_row + (1 << log2_threads_per_row) - 1) >> log2_threads_per_row;
-  if (batch * tiles_per_batch > 0x7fffffff || column_blocks > 65535) return static_cast<int>(cudaErrorInvalidValue);
-  const dim3 grid(static_cast<unsigned>(batch * tiles_per_batch), static_cast<unsigned>(column_blocks));
+  if (row_tiles * column_blocks > 0x7fffffff) return static_cast<int>(cudaErrorInvalidValue);
+  const dim3 grid(static_cast<unsigned>(row_tiles * column_blocks), 1, static_cast<unsigned>(std::min<int64_t>(batch, 65535)));
   // m's rows load as 16-byte vectors when they are unit-stride and 16-byte aligned.
   const bool m_vectorised = m_col_stride == 1 && (m_batch_stride * sizeof(T)) % 16 == 0 &&
                             reinterpret_cast<uintptr_t>(m) % 16 == 0;
   outer_product<T, VEC><<<grid, kThreads, 0, stream>>>(static_cast<const T*>(a), a_batch_stride, a_row_stride,
                                                         static_cast<const T*>(m), m_batch_stride, m_col_stride,
-                                                        static_cast<T*>(out), rows, cols, tiles_per_batch,
-                                                        log2_threads_per_row, m_vectorised);
+                                                        static_cast<T*>(out), batch, rows, cols, static_cast<unsigned>(row_tiles),
+                                                        log2_threads_per_row,
+                                                        m_vectorised);
   return static_cast<int>(cudaGetLastError());
 }
 

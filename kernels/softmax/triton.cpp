@@ -35,11 +35,8 @@ Verdict triton_rows_apply(const at::Tensor& self, int64_t dim, bool half_to_floa
   return true;
 }
 
-// Rows the persistent kernel takes. Its float16 softmax spills registers at 32 warps and
-// ran slower than the chunked kernel on the H200 (docs/BENCHMARKS.md); the rest ran faster.
-bool persistent(const at::Tensor& self, bool log, int64_t width) {
-  return width > kBlocks.back() && width <= kPersistentBlock && (log || self.scalar_type() != at::kHalf);
-}
+// Rows the persistent kernel takes.
+bool persistent(int64_t width) { return width > kBlocks.back() && width <= kPersistentBlock; }
 
 // Per log, dtype: the register-held variants in kBlocks' order, the persistent one, then
 // the chunked one.
@@ -57,7 +54,7 @@ const triton::Artifact& rows_kernel(const at::Tensor& self, bool log, int64_t wi
   }();
   size_t block = 0;
   while (block < kBlocks.size() && kBlocks[block] < width) ++block;
-  if (block == kBlocks.size() && !persistent(self, log, width)) ++block;
+  if (block == kBlocks.size() && !persistent(width)) ++block;
   return *kernels[((log ? 1 : 0) * 3 + triton::dtype_index(self)) * (kBlocks.size() + 2) + block];
 }
 
@@ -68,7 +65,7 @@ at::Tensor rows(const at::Tensor& self, bool log) {
   void* y = out.mutable_data_ptr();
   const int32_t row_count = static_cast<int32_t>(self.numel() / width);
   const triton::Artifact& kernel = rows_kernel(self, log, width);
-  if (persistent(self, log, width)) {
+  if (persistent(width)) {
     triton::launch(kernel, triton::persistent_grid(kernel, row_count, self), {&in, &y, &row_count, &width}, self);
   } else {
     triton::launch(kernel, {static_cast<unsigned>(row_count)}, {&in, &y, &width}, self);
