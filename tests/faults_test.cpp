@@ -81,6 +81,32 @@ TEST(Faults, BoxedOverridesFallBackWithTheirArgumentsIntact) {
   EXPECT_EQ(find_node(id)->state, NodeState::unavailable);
 }
 
+// A strict boxed node keeps no copy of the arguments for a fallback it never takes.
+TEST(Faults, StrictBoxedOverridesRaiseNamingTheNode) {
+  testing::register_test_dsls();
+  const std::string id = register_op_override(
+      "alpha", "aten", "add.Tensor", DispatchKey::CPU, [](const BoxedArgs&) { return true; },
+      [](const c10::OperatorHandle&, torch::jit::Stack& stack) {
+        torch::jit::drop(stack, 3);
+        throw KernelUnavailable("no driver");
+      });
+  init();
+  set_on_error(id, OnError::strict);
+  try {
+    at::add(at::rand({5}), at::rand({5}), 2);
+    FAIL() << "strict: the failure must reach the caller";
+  } catch (const std::exception& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find("no driver"), std::string::npos) << message;
+    EXPECT_NE(message.find(id), std::string::npos) << message;
+  }
+  EXPECT_EQ(find_node(id)->state, NodeState::active) << "strict leaves the node on";
+  set_on_error(id, OnError::fallback);  // and switched back, the arguments are kept again
+  const at::Tensor a = at::rand({5}), b = at::rand({5});
+  EXPECT_TRUE(identical(at::add(a, b, 2), a + b * 2));
+  EXPECT_EQ(find_node(id)->state, NodeState::unavailable);
+}
+
 TEST(Faults, OtherImplErrorsAlwaysReachTheCaller) {
   testing::register_test_dsls();
   const std::string id = register_op_override<at::_ops::neg>(

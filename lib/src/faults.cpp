@@ -59,9 +59,13 @@ std::vector<std::pair<std::string, OnError>> parse_on_error_list(std::string_vie
   return settings;
 }
 
+bool may_contain_kernel_failure(const ThreadRouting& t, const Node& node) {
+  return t.strict_depth == 0 && !node.strict_on_error.load(std::memory_order_relaxed);
+}
+
 bool contain_kernel_failure(ThreadRouting& t, const RouterState& router, const Node& node,
                             const KernelUnavailable& failure) {
-  if (t.strict_depth > 0 || node.strict_on_error.load(std::memory_order_relaxed)) return false;
+  if (!may_contain_kernel_failure(t, node)) return false;
   recount(t, router.index, node.slot, kFallthroughSlot);  // the original runs this call
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);

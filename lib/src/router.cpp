@@ -37,16 +37,20 @@ C10_NOINLINE void run_boxed_impl(ThreadRouting& t, const RouterState& router, co
     log_decision(router, &node);
   }
   // The arguments, kept for the original kernel should the impl's kernel fail to run
-  // (the impl pops them); on the stack of this frame for up to 16 of them.
+  // (the impl pops them); on the stack of this frame for up to 16 of them. A strict node,
+  // or a strict scope, never falls back: nothing is kept. The decision is read once, so
+  // that a policy switching the node to fallback meanwhile finds no arguments missing.
+  const bool may_fall_back = may_contain_kernel_failure(t, node);
   const size_t count = op.schema().arguments().size();
   const size_t base = stack.size() - count;
-  const c10::SmallVector<c10::IValue, 16> arguments(stack.begin() + static_cast<std::ptrdiff_t>(base), stack.end());
+  c10::SmallVector<c10::IValue, 16> arguments;
+  if (may_fall_back) arguments.assign(stack.begin() + static_cast<std::ptrdiff_t>(base), stack.end());
   try {
     ActiveRouteScope scope(t, router, router.index, keys);
     static_cast<const BoxedCallables&>(*node.callables).impl(op, stack);
     return;
   } catch (const KernelUnavailable& failure) {
-    if (!contain_kernel_failure(t, router, node, failure)) rethrow_impl_error(node);
+    if (!may_fall_back || !contain_kernel_failure(t, router, node, failure)) rethrow_impl_error(node);
   } catch (...) {
     rethrow_impl_error(node);
   }

@@ -124,6 +124,9 @@ struct RouterState {
   std::atomic<const RouteList*> routes{nullptr};
 };
 
+/// Whether a KernelUnavailable from `node`'s impl would be contained on this thread now:
+/// neither the node nor a StrictFailuresScope is strict.
+bool may_contain_kernel_failure(const ThreadRouting& t, const Node& node);
 /// A KernelUnavailable from `node`'s impl (faults.h): true when it is contained (the
 /// node is switched off, warned about once, and the call counted as a fall-through: the
 /// caller then runs the original kernel); false when it must reach the caller.
