@@ -3,6 +3,7 @@
 // settings by node, DSL and "*", from the API, policies and NATIVE_OPS_ON_ERROR; other
 // impl errors always raise; sweeps run strict. Each TEST runs in its own process.
 #include <cstdlib>
+#include <functional>
 
 #include <ATen/ATen.h>
 
@@ -32,6 +33,20 @@ std::string register_broken_neg() {
       });
 }
 
+// Runs a call a strict node's failure must reach: the error names the failure and the node,
+// and the node stays on.
+void expect_strict_failure(const std::function<void()>& call, const std::string& failure, const std::string& id) {
+  try {
+    call();
+    ADD_FAILURE() << "strict: the failure must reach the caller";
+  } catch (const std::exception& e) {
+    const std::string message = e.what();
+    EXPECT_NE(message.find(failure), std::string::npos) << message;
+    EXPECT_NE(message.find(id), std::string::npos) << message;
+  }
+  EXPECT_EQ(find_node(id)->state, NodeState::active) << "strict leaves the node on";
+}
+
 TEST(Faults, FallbackRunsAtenSwitchesTheNodeOffAndWarnsOnce) {
   const std::string id = register_broken_neg();
   init();
@@ -56,15 +71,7 @@ TEST(Faults, StrictRaisesNamingTheNode) {
   const std::string id = register_broken_neg();
   init();
   set_on_error(id, OnError::strict);
-  try {
-    at::neg(at::rand({8}));
-    FAIL() << "strict: the failure must reach the caller";
-  } catch (const std::exception& e) {
-    const std::string message = e.what();
-    EXPECT_NE(message.find("artifact is missing"), std::string::npos) << message;
-    EXPECT_NE(message.find(id), std::string::npos) << message;
-  }
-  EXPECT_EQ(find_node(id)->state, NodeState::active) << "strict leaves the node on";
+  expect_strict_failure([] { at::neg(at::rand({8})); }, "artifact is missing", id);
 }
 
 TEST(Faults, BoxedOverridesFallBackWithTheirArgumentsIntact) {
@@ -92,15 +99,7 @@ TEST(Faults, StrictBoxedOverridesRaiseNamingTheNode) {
       });
   init();
   set_on_error(id, OnError::strict);
-  try {
-    at::add(at::rand({5}), at::rand({5}), 2);
-    FAIL() << "strict: the failure must reach the caller";
-  } catch (const std::exception& e) {
-    const std::string message = e.what();
-    EXPECT_NE(message.find("no driver"), std::string::npos) << message;
-    EXPECT_NE(message.find(id), std::string::npos) << message;
-  }
-  EXPECT_EQ(find_node(id)->state, NodeState::active) << "strict leaves the node on";
+  expect_strict_failure([] { at::add(at::rand({5}), at::rand({5}), 2); }, "no driver", id);
   set_on_error(id, OnError::fallback);  // and switched back, the arguments are kept again
   const at::Tensor a = at::rand({5}), b = at::rand({5});
   EXPECT_TRUE(identical(at::add(a, b, 2), a + b * 2));
