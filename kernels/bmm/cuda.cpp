@@ -19,7 +19,8 @@ namespace {
 Verdict outer_product_cuda_applies(const at::Tensor& self, const at::Tensor& mat2) {
   if (const Verdict verdict = gpu_outer_product_applies(self, mat2); !verdict.accepted()) return verdict;
   // Tiles of at least 16 rows x 32 columns, so fewer than 2^31 of them (one grid's x).
-  if (self.size(1) * mat2.size(2) > (int64_t{1} << 35) || mat2.size(2) > (int64_t{1} << 24)) {
+  // Divided, not multiplied: an expanded `self` may have more rows than memory holds.
+  if (mat2.size(2) > (int64_t{1} << 24) || self.size(1) > (int64_t{1} << 35) / mat2.size(2)) {
     return decline("more rows x columns than one launch covers");
   }
   return true;
