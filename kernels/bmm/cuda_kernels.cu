@@ -80,8 +80,7 @@ __global__ void __launch_bounds__(kThreads)
       T* target = out + (b * rows + i) * cols + col;
       if constexpr (VEC > 1) {
         if (n == VEC) {
-          const Vec<T, VEC> product = scaled(scales[r], slice);
-          *reinterpret_cast<Vec<T, VEC>*>(target) = product;
+          *reinterpret_cast<Vec<T, VEC>*>(target) = scaled(scales[r], slice);
           continue;
         }
       }
@@ -115,8 +114,7 @@ int launch(const void* a, int64_t a_batch_stride, int64_t a_row_stride, const vo
   outer_product<T, VEC><<<grid, kThreads, 0, stream>>>(static_cast<const T*>(a), a_batch_stride, a_row_stride,
                                                         static_cast<const T*>(m), m_batch_stride, m_col_stride,
                                                         static_cast<T*>(out), batch, rows, cols, static_cast<unsigned>(row_tiles),
-                                                        log2_threads_per_row,
-                                                        m_vectorised);
+                                                        log2_threads_per_row, m_vectorised);
   return static_cast<int>(cudaGetLastError());
 }
 

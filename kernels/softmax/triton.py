@@ -34,7 +34,7 @@ def softmax_rows_persistent(x_ptr, y_ptr, rows, width, LOG: tl.constexpr, BLOCK:
         x_after = tl.load(x_ptr + after.to(tl.int64) * width + offs, mask=mask & (after < rows), other=-float("inf"))
         shifted = x.to(tl.float32) - tl.max(x.to(tl.float32), axis=0)
         # log(sum) shifts the exponent instead of a held row of exps scaling by 1/sum: an
-        # exp a element more, but 32 registers a thread fewer (float16 no longer spills)
+        # one more exp an element, but 32 registers a thread fewer (float16 no longer spills)
         log_total = tl.log(tl.sum(tl.exp(shifted), axis=0))
         y = shifted - log_total if LOG else tl.exp(shifted - log_total)
         tl.store(y_ptr + row.to(tl.int64) * width + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
