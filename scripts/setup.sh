@@ -22,6 +22,16 @@ die() { echo "[setup] error: $*" >&2; exit 1; }
 
 has_header() { [ -e "/usr/include/$1" ]; }
 
+# require_space DIR MIB WHAT [ELSE]: stops before WHAT when the disk holding DIR has less
+# than MIB MiB free, since pip would stop halfway with a traceback instead. ELSE is a fix
+# other than freeing space.
+require_space() {
+  local free
+  free=$(df -Pm "$1" | awk 'NR == 2 { print $4 }')
+  [ "$free" -ge "$2" ] ||
+    die "$3 needs about $(($2 / 1024)) GiB free on the disk of $1, which has $free MiB: free some space there${4:+ (or $4)}, then run again"
+}
+
 # with-venv: python3 and its venv module are needed too.
 ensure_debian_packages() {
   local missing=()
@@ -84,9 +94,13 @@ ensure_venv_torch() {
     python3 -m venv "$venv" || die "python3 -m venv failed: install python3-venv ('apt-get install python3-venv')"
   fi
   mkdir -p "$cache/wheels"
+  require_space "$root" 5500 "installing torch==$torch_version into $venv"
   if ! "$venv/bin/pip" install -q --no-index --find-links "$cache/wheels" "torch==$torch_version" 2>/dev/null; then
     say "downloading torch==$torch_version and its CUDA libraries into $cache/wheels (about 3 GB, once per machine)"
-    "$venv/bin/pip" download -q --dest "$cache/wheels" "torch==$torch_version" \
+    require_space "$cache/wheels" 3500 "downloading torch==$torch_version" \
+      "set NATIVE_OPS_CACHE to a folder on a larger disk"
+    # --no-cache-dir: pip's own HTTP cache would hold a second copy of every wheel.
+    "$venv/bin/pip" download -q --no-cache-dir --dest "$cache/wheels" "torch==$torch_version" \
       || die "cannot download torch==$torch_version from PyPI: check the network or proxy (PIP_INDEX_URL), or point Torch_DIR at a standalone libtorch $torch_version"
     say "installing torch==$torch_version into $venv"
     "$venv/bin/pip" install -q --no-index --find-links "$cache/wheels" "torch==$torch_version" \
@@ -113,7 +127,7 @@ ensure_venv_triton() {
   fi
   "$venv/bin/pip" install -q --no-index --find-links "$cache/wheels" "triton==$triton_version" 2>/dev/null || {
     say "downloading triton==$triton_version into $cache/wheels"
-    "$venv/bin/pip" download -q --no-deps --dest "$cache/wheels" "triton==$triton_version" \
+    "$venv/bin/pip" download -q --no-cache-dir --no-deps --dest "$cache/wheels" "triton==$triton_version" \
       || die "cannot download triton==$triton_version from PyPI: check the network or proxy (PIP_INDEX_URL)"
     "$venv/bin/pip" install -q --no-index --find-links "$cache/wheels" "triton==$triton_version" \
       || die "installing triton==$triton_version from $cache/wheels failed: delete that folder and run again"
