@@ -31,6 +31,10 @@ class Variant:
 
 
 def load_module(path):
+    # kernels/<op>/triton.py imports what the kernel files share (kernels/triton_common.py).
+    kernels_dir = os.path.dirname(os.path.dirname(os.path.abspath(path)))
+    if kernels_dir not in sys.path:
+        sys.path.insert(0, kernels_dir)
     name = "native_ops_triton_" + os.path.splitext(os.path.basename(os.path.dirname(path)))[0]
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)

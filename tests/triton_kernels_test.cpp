@@ -1,15 +1,21 @@
 // The triton DSL beyond what the conformance sweep checks: the build compiled the kernels
-// ahead of time and embedded them with their launch metadata; the DSL reports the Triton
-// that built them and is unavailable, with the reason, without a GPU; and on a GPU its
+// ahead of time and embedded them with their launch metadata, every variant of the row
+// ladder among them; rows pick their variant and are declined outside the compiled layout;
+// the DSL reports the Triton that built them and is unavailable, with the reason, without
+// a GPU; and on a GPU its
 // kernels launch on the current stream and on the tensor's device, and the persistent ones
 // get every row right over many rows a program.
 #include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include <ATen/ATen.h>
 #include <c10/core/StreamGuard.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #include "dsls/triton_kernels.h"
+#include "triton_rows.h"
 #include "native_ops/policy.h"
 #include "support.h"
 
@@ -39,11 +45,46 @@ TEST(TritonKernels, TheBuildEmbedsCompiledKernels) {
     EXPECT_GT(std::strlen(kernel.name), 0u) << kernel.key;
     EXPECT_EQ(&triton::find(kernel.key), &kernel);
   }
-  // One of each kernel family the impls resolve.
-  for (const char* key : {"outer_product:bf16:wide:contiguous", "softmax_rows:f16:4096", "log_softmax_rows:f32:chunked",
-                          "rms_norm_rows:bf16:weight:16384"}) {
-    EXPECT_NO_THROW(triton::find(key)) << key;
+  EXPECT_NO_THROW(triton::find("outer_product:bf16:wide:contiguous"));
+  // Every variant of the row ladder (kernels/triton_rows.h) that the row impls resolve: a
+  // ladder changed on one side only (kernels/triton_common.py) is caught here, not on a GPU.
+  for (const char* dtype : triton::kDtypeKeys) {
+    for (const std::string& suffix : kernels::triton_rows::key_suffixes()) {
+      for (const std::string& prefix : {std::string("softmax_rows:") + dtype, std::string("log_softmax_rows:") + dtype,
+                                        std::string("rms_norm_rows:") + dtype + ":plain",
+                                        std::string("rms_norm_rows:") + dtype + ":weight"}) {
+        EXPECT_NO_THROW(triton::find(prefix + ":" + suffix)) << prefix << ":" << suffix;
+      }
+    }
   }
+}
+
+TEST(TritonKernels, RowsTakeTheNarrowestVariantThatHoldsThem) {
+  using kernels::triton_rows::key_suffixes;
+  using kernels::triton_rows::variant;
+  const std::vector<std::string> suffixes = key_suffixes();
+  ASSERT_EQ(suffixes.size(), kernels::triton_rows::kVariants);
+  const std::vector<std::pair<int64_t, std::string>> expected = {
+      {16, "1024"},         {1024, "1024"},    {1040, "2048"},       {4096, "4096"},      {16384, "16384"},
+      {16400, "persistent"}, {32000, "persistent"}, {32768, "persistent"}, {32784, "chunked"}, {1 << 20, "chunked"}};
+  for (const auto& [width, suffix] : expected) {
+    ASSERT_LT(variant(width), suffixes.size()) << width;
+    EXPECT_EQ(suffixes[variant(width)], suffix) << "rows of " << width << " elements";
+    EXPECT_EQ(kernels::triton_rows::persistent(width), suffix == "persistent") << width;
+  }
+}
+
+TEST(TritonKernels, RowsOutsideTheCompiledLayoutAreDeclinedWithTheReason) {
+  alignas(16) static const char row[64] = {};
+  EXPECT_TRUE(kernels::triton_rows::layout_applies(32, {row, row + 16}).accepted());
+  for (const Verdict& verdict : {kernels::triton_rows::layout_applies(24, {row}),
+                                 kernels::triton_rows::layout_applies(32, {row, row + 2})}) {
+    ASSERT_FALSE(verdict.accepted());
+    EXPECT_NE(std::string(verdict.reason()).find("multiple of 16 elements, 16-byte aligned"), std::string::npos);
+  }
+  const Verdict too_wide = kernels::triton_rows::layout_applies(int64_t{1} << 31, {row});
+  ASSERT_FALSE(too_wide.accepted());
+  EXPECT_NE(std::string(too_wide.reason()).find("longer than one launch"), std::string::npos);
 }
 
 TEST(TritonKernels, AnUnknownKernelIsAnErrorThatSaysHowToFixIt) {
@@ -117,13 +158,17 @@ TEST(TritonKernels, PersistentKernelsTakeManyRowsEach) {
   const uint64_t before = testing::hits("_fused_rms_norm_triton_0");
   const auto [y, rstd] = rms_norm();
   EXPECT_EQ(testing::hits("_fused_rms_norm_triton_0"), before + 1);
-  EXPECT_TRUE(testing::close(y.cpu(), testing::aten_reference("_fused_rms_norm", [&] { return std::get<0>(rms_norm()); }).cpu()));
-  EXPECT_TRUE(testing::close(rstd.cpu(), testing::aten_reference("_fused_rms_norm", [&] { return std::get<1>(rms_norm()); }).cpu()));
+  const at::Tensor y_aten = testing::aten_reference("_fused_rms_norm", [&] { return std::get<0>(rms_norm()); });
+  const at::Tensor rstd_aten = testing::aten_reference("_fused_rms_norm", [&] { return std::get<1>(rms_norm()); });
+  EXPECT_TRUE(testing::close(y.cpu(), y_aten.cpu()));
+  EXPECT_TRUE(testing::close(rstd.cpu(), rstd_aten.cpu()));
 }
 
 TEST(TritonKernels, RunOnTheTensorsDevice) {
   if (!triton_dsl_available()) GTEST_SKIP() << find_dsl("triton")->unavailable_reason();
-  if (c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->deviceCount() < 2) GTEST_SKIP() << "one GPU here: the second-device test needs two";
+  if (c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->deviceCount() < 2) {
+    GTEST_SKIP() << "one GPU here: the second-device test needs two";
+  }
   init();
   prefer_triton();
   const c10::Device second(c10::kCUDA, 1);

@@ -6,6 +6,7 @@ cmake/triton_aot.py; launched by kernels/bmm/triton.cpp."""
 
 import triton
 import triton.language as tl
+from triton_common import DTYPES
 
 
 @triton.jit
@@ -23,7 +24,6 @@ def outer_product(a_ptr, m_ptr, out_ptr, rows, cols, a_batch_stride, a_row_strid
     tl.store(out, product.to(out_ptr.dtype.element_ty), mask=(offs_m[:, None] < rows) & (offs_n[None, :] < cols))
 
 
-DTYPES = {"f32": "*fp32", "f16": "*fp16", "bf16": "*bf16"}
 # (BLOCK_M, BLOCK_N, warps) by output width: narrow rows take taller tiles.
 TILES = {"narrow": (64, 64, 4), "wide": (16, 256, 4)}
 

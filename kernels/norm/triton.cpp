@@ -3,7 +3,6 @@
 // registers up to 16384 elements; one program per SM taking rows in turn up to 32768;
 // read twice beyond. Returns float32 rstd shaped like the input with the normalised
 // dimensions kept as 1, as aten's CUDA kernel does.
-#include <array>
 #include <limits>
 #include <string>
 
@@ -16,55 +15,38 @@
 #include "dsls/triton_kernels.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
+#include "triton_rows.h"
 
 namespace native_ops::kernels {
 
 namespace {
-
-// The row widths compiled to be held in registers (kernels/norm/triton.py's BLOCKS and
-// PERSISTENT_BLOCK).
-constexpr std::array<int64_t, 5> kBlocks = {1024, 2048, 4096, 8192, 16384};
-constexpr int64_t kPersistentBlock = 32768;
-
-// Rows the persistent kernel takes.
-bool persistent(int64_t width) { return width > kBlocks.back() && width <= kPersistentBlock; }
-
-bool aligned16(const at::Tensor& tensor) { return reinterpret_cast<uintptr_t>(tensor.const_data_ptr()) % 16 == 0; }
 
 Verdict rms_norm_triton_applies(const at::Tensor& input, at::IntArrayRef normalized_shape,
                                 const std::optional<at::Tensor>& weight, std::optional<double>) {
   if (const Verdict verdict = gpu_norm_applies(input, normalized_shape, weight, std::nullopt); !verdict.accepted()) {
     return verdict;
   }
-  // The kernels are compiled for 16-byte aligned rows of a multiple of 16 elements.
   const int64_t width = c10::multiply_integers(normalized_shape);
-  const bool has_weight = weight.has_value() && weight->defined();
-  if (width % 16 != 0 || !aligned16(input) || (has_weight && !aligned16(*weight))) {
-    return decline("rows are not a multiple of 16 elements, 16-byte aligned");
+  if (weight.has_value() && weight->defined()) {
+    return triton_rows::layout_applies(width, {input.const_data_ptr(), weight->const_data_ptr()});
   }
-  if (width > 0x7fffffff) return decline("rows longer than one launch covers");
-  return true;
+  return triton_rows::layout_applies(width, {input.const_data_ptr()});
 }
 
-// Per dtype, weight or not: the register-held variants in kBlocks' order, the persistent
-// one, then the chunked one.
+// Per dtype, weight or not: the variants of kernels/triton_rows.h's ladder.
 const triton::Artifact& rms_norm_kernel(const at::Tensor& input, bool has_weight, int64_t width) {
   static const std::vector<const triton::Artifact*> kernels = [] {
     std::vector<const triton::Artifact*> all;
     for (const char* dtype : triton::kDtypeKeys) {
       for (const char* weighted : {":plain:", ":weight:"}) {
         const std::string prefix = std::string("rms_norm_rows:") + dtype + weighted;
-        for (int64_t block : kBlocks) all.push_back(&triton::find(prefix + std::to_string(block)));
-        all.push_back(&triton::find(prefix + "persistent"));
-        all.push_back(&triton::find(prefix + "chunked"));
+        for (const std::string& suffix : triton_rows::key_suffixes()) all.push_back(&triton::find(prefix + suffix));
       }
     }
     return all;
   }();
-  size_t block = 0;
-  while (block < kBlocks.size() && kBlocks[block] < width) ++block;
-  if (block == kBlocks.size() && !persistent(width)) ++block;
-  return *kernels[(triton::dtype_index(input) * 2 + (has_weight ? 1 : 0)) * (kBlocks.size() + 2) + block];
+  return *kernels[(triton::dtype_index(input) * 2 + (has_weight ? 1 : 0)) * triton_rows::kVariants +
+                  triton_rows::variant(width)];
 }
 
 std::tuple<at::Tensor, at::Tensor> rms_norm_triton(const at::Tensor& input, at::IntArrayRef normalized_shape,
@@ -83,7 +65,7 @@ std::tuple<at::Tensor, at::Tensor> rms_norm_triton(const at::Tensor& input, at::
   void* r = rstd.mutable_data_ptr();
   const int32_t rows = static_cast<int32_t>(input.numel() / width);
   const triton::Artifact& kernel = rms_norm_kernel(input, has_weight, width);
-  if (persistent(width)) {
+  if (triton_rows::persistent(width)) {
     triton::launch(kernel, triton::persistent_grid(kernel, rows, input), {&x, &w, &y, &r, &rows, &width, &epsilon},
                    input);
   } else {

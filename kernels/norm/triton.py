@@ -1,13 +1,14 @@
 """RMS norm (_fused_rms_norm) over the last dimension in Triton: rstd = 1 / sqrt(mean(x^2)
 + eps), out = x * rstd * weight, in float32. Rows of up to 16384 elements are held in the
-registers of one program per row and read once; rows of up to PERSISTENT_BLOCK elements
-fill a program's registers, so one program per SM takes every (grid)-th row and loads the
-next while it reduces and writes the current one; wider rows are read twice (the second
-time from L2). Compiled ahead of time by cmake/triton_aot.py; launched by
-kernels/norm/triton.cpp."""
+registers of one program per row and read once; rows of up to 32768 elements fill a
+program's registers, so one program per SM takes every (grid)-th row and loads the next
+while it reduces and writes the current one; wider rows are read twice (the second time
+from L2). The widths are kernels/triton_common.py's. Compiled ahead of time by
+cmake/triton_aot.py; launched by kernels/norm/triton.cpp."""
 
 import triton
 import triton.language as tl
+from triton_common import DTYPES, ladder
 
 
 @triton.jit
@@ -64,12 +65,8 @@ def rms_norm_rows_chunked(x_ptr, w_ptr, y_ptr, rstd_ptr, width, eps, HAS_WEIGHT:
     tl.store(rstd_ptr + row, rstd)
 
 
-DTYPES = {"f32": "*fp32", "f16": "*fp16", "bf16": "*bf16"}
-BLOCKS = {1024: 4, 2048: 8, 4096: 8, 8192: 16, 16384: 16}
-# Held by one program per SM: 32 elements a thread over 32 warps, with the next row's.
-PERSISTENT_BLOCK = 32768
-PERSISTENT_WARPS = 32
-CHUNK = 4096
+# Warps of the register-held variants.
+WARPS = {1024: 4, 2048: 8, 4096: 8, 8192: 16, 16384: 16}
 
 
 def variants():
@@ -77,20 +74,12 @@ def variants():
     for dtype, pointer in DTYPES.items():
         for has_weight in (False, True):
             weighted = "weight" if has_weight else "plain"
-            signature = {"x_ptr": pointer, "w_ptr": pointer, "y_ptr": pointer, "rstd_ptr": "*fp32", "width": "i32",
-                         "eps": "fp32"}
-            aligned = ("x_ptr", "w_ptr", "y_ptr", "width")  # the impl picks these for aligned rows only
-            for block, warps in BLOCKS.items():
-                out.append(dict(key=f"rms_norm_rows:{dtype}:{weighted}:{block}", kernel=rms_norm_rows,
-                                signature=signature, constexprs={"HAS_WEIGHT": has_weight, "BLOCK": block},
-                                aligned=aligned, num_warps=warps))
-            out.append(dict(key=f"rms_norm_rows:{dtype}:{weighted}:persistent", kernel=rms_norm_rows_persistent,
-                            signature={**signature, "rows": "i32"},
-                            constexprs={"HAS_WEIGHT": has_weight, "BLOCK": PERSISTENT_BLOCK}, aligned=aligned,
-                            num_warps=PERSISTENT_WARPS))
-            out.append(dict(key=f"rms_norm_rows:{dtype}:{weighted}:chunked", kernel=rms_norm_rows_chunked,
-                            signature=signature, constexprs={"HAS_WEIGHT": has_weight, "BLOCK": CHUNK},
-                            aligned=aligned, num_warps=8))
+            out += ladder(f"rms_norm_rows:{dtype}:{weighted}", rms_norm_rows, rms_norm_rows_persistent,
+                          rms_norm_rows_chunked, WARPS,
+                          signature={"x_ptr": pointer, "w_ptr": pointer, "y_ptr": pointer, "rstd_ptr": "*fp32",
+                                     "width": "i32", "eps": "fp32"},
+                          constexprs={"HAS_WEIGHT": has_weight},
+                          aligned=("x_ptr", "w_ptr", "y_ptr", "width"))  # the impl picks these for aligned rows only
     return out
 
 

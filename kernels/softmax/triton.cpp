@@ -2,7 +2,6 @@
 // (kernels/softmax/triton.py, compiled ahead of time): one row per program, held in
 // registers up to 16384 elements; one program per SM taking rows in turn up to 32768;
 // chunked beyond.
-#include <array>
 #include <string>
 
 #include <ATen/core/Tensor.h>
@@ -15,47 +14,32 @@
 #include "dsls/triton_kernels.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
+#include "triton_rows.h"
 
 namespace native_ops::kernels {
 
 namespace {
 
-// The row widths compiled to be held in registers (kernels/softmax/triton.py's BLOCKS and
-// PERSISTENT_BLOCK).
-constexpr std::array<int64_t, 5> kBlocks = {1024, 2048, 4096, 8192, 16384};
-constexpr int64_t kPersistentBlock = 32768;
-
 Verdict triton_rows_apply(const at::Tensor& self, int64_t dim, bool half_to_float) {
   if (const Verdict verdict = gpu_rows_apply(self, dim, half_to_float); !verdict.accepted()) return verdict;
-  // The kernels are compiled for 16-byte aligned rows of a multiple of 16 elements.
-  if (self.size(-1) % 16 != 0 || reinterpret_cast<uintptr_t>(self.const_data_ptr()) % 16 != 0) {
-    return decline("rows are not a multiple of 16 elements, 16-byte aligned");
-  }
-  if (self.size(-1) > 0x7fffffff) return decline("rows longer than one launch covers");
-  return true;
+  return triton_rows::layout_applies(self.size(-1), {self.const_data_ptr()});
 }
 
-// Rows the persistent kernel takes.
-bool persistent(int64_t width) { return width > kBlocks.back() && width <= kPersistentBlock; }
-
-// Per log, dtype: the register-held variants in kBlocks' order, the persistent one, then
-// the chunked one.
+// Per log, dtype: the variants of kernels/triton_rows.h's ladder.
 const triton::Artifact& rows_kernel(const at::Tensor& self, bool log, int64_t width) {
   static const std::vector<const triton::Artifact*> kernels = [] {
     std::vector<const triton::Artifact*> all;
     for (const char* name : {"softmax_rows:", "log_softmax_rows:"}) {
       for (const char* dtype : triton::kDtypeKeys) {
-        for (int64_t block : kBlocks) all.push_back(&triton::find(name + std::string(dtype) + ":" + std::to_string(block)));
-        all.push_back(&triton::find(name + std::string(dtype) + ":persistent"));
-        all.push_back(&triton::find(name + std::string(dtype) + ":chunked"));
+        for (const std::string& suffix : triton_rows::key_suffixes()) {
+          all.push_back(&triton::find(name + std::string(dtype) + ":" + suffix));
+        }
       }
     }
     return all;
   }();
-  size_t block = 0;
-  while (block < kBlocks.size() && kBlocks[block] < width) ++block;
-  if (block == kBlocks.size() && !persistent(width)) ++block;
-  return *kernels[((log ? 1 : 0) * 3 + triton::dtype_index(self)) * (kBlocks.size() + 2) + block];
+  return *kernels[((log ? 1 : 0) * 3 + triton::dtype_index(self)) * triton_rows::kVariants +
+                  triton_rows::variant(width)];
 }
 
 at::Tensor rows(const at::Tensor& self, bool log) {
@@ -65,7 +49,7 @@ at::Tensor rows(const at::Tensor& self, bool log) {
   void* y = out.mutable_data_ptr();
   const int32_t row_count = static_cast<int32_t>(self.numel() / width);
   const triton::Artifact& kernel = rows_kernel(self, log, width);
-  if (persistent(width)) {
+  if (triton_rows::persistent(width)) {
     triton::launch(kernel, triton::persistent_grid(kernel, row_count, self), {&in, &y, &row_count, &width}, self);
   } else {
     triton::launch(kernel, {static_cast<unsigned>(row_count)}, {&in, &y, &width}, self);

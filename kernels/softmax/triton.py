@@ -1,12 +1,14 @@
 """Softmax and log-softmax over the last dimension in Triton. Rows of up to 16384 elements
-are held in the registers of one program per row and read once; rows of up to
-PERSISTENT_BLOCK elements fill a program's registers, so one program per SM takes every
-(grid)-th row and loads the next while it reduces and writes the current one; wider rows
-keep a running (max, sum) over chunks, then read the row again (from L2) to write it.
-Compiled ahead of time by cmake/triton_aot.py; launched by kernels/softmax/triton.cpp."""
+are held in the registers of one program per row and read once; rows of up to 32768
+elements fill a program's registers, so one program per SM takes every (grid)-th row and
+loads the next while it reduces and writes the current one; wider rows keep a running
+(max, sum) over chunks, then read the row again (from L2) to write it. The widths are
+kernels/triton_common.py's. Compiled ahead of time by cmake/triton_aot.py; launched by
+kernels/softmax/triton.cpp."""
 
 import triton
 import triton.language as tl
+from triton_common import DTYPES, ladder
 
 
 @triton.jit
@@ -33,8 +35,8 @@ def softmax_rows_persistent(x_ptr, y_ptr, rows, width, LOG: tl.constexpr, BLOCK:
         after = row + step  # loaded before this row's reductions, which it overlaps
         x_after = tl.load(x_ptr + after.to(tl.int64) * width + offs, mask=mask & (after < rows), other=-float("inf"))
         shifted = x.to(tl.float32) - tl.max(x.to(tl.float32), axis=0)
-        # log(sum) shifts the exponent instead of a held row of exps scaling by 1/sum: an
-        # one more exp an element, but 32 registers a thread fewer (float16 no longer spills)
+        # log(sum) shifts the exponent instead of a held row of exps scaling by 1/sum: one
+        # more exp an element, but 32 registers a thread fewer (float16 no longer spills)
         log_total = tl.log(tl.sum(tl.exp(shifted), axis=0))
         y = shifted - log_total if LOG else tl.exp(shifted - log_total)
         tl.store(y_ptr + row.to(tl.int64) * width + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
@@ -67,14 +69,9 @@ def softmax_rows_chunked(x_ptr, y_ptr, width, LOG: tl.constexpr, BLOCK: tl.const
         tl.store(y_ptr + row * width + start + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
 
 
-DTYPES = {"f32": "*fp32", "f16": "*fp16", "bf16": "*bf16"}
-# Row widths held in registers, with the warps that hold them (1024 on two: 96% of the floor
-# at 16-bit [65536,1024] on the H200, 90% on four); wider rows are persistent or chunked.
-BLOCKS = {1024: 2, 2048: 8, 4096: 8, 8192: 16, 16384: 16}
-# Held by one program per SM: 32 elements a thread over 32 warps, with the next row's.
-PERSISTENT_BLOCK = 32768
-PERSISTENT_WARPS = 32
-CHUNK = 4096
+# Warps of the register-held variants (1024 on two: 96% of the floor at 16-bit
+# [65536,1024] on the H200, 90% on four).
+WARPS = {1024: 2, 2048: 8, 4096: 8, 8192: 16, 16384: 16}
 
 
 def variants():
@@ -82,17 +79,9 @@ def variants():
     for dtype, pointer in DTYPES.items():
         for log in (False, True):
             name = "log_softmax" if log else "softmax"
-            signature = {"x_ptr": pointer, "y_ptr": pointer, "width": "i32"}
-            aligned = ("x_ptr", "y_ptr", "width")  # the impl picks these for aligned rows only
-            for block, warps in BLOCKS.items():
-                out.append(dict(key=f"{name}_rows:{dtype}:{block}", kernel=softmax_rows, signature=signature,
-                                constexprs={"LOG": log, "BLOCK": block}, aligned=aligned, num_warps=warps))
-            out.append(dict(key=f"{name}_rows:{dtype}:persistent", kernel=softmax_rows_persistent,
-                            signature={**signature, "rows": "i32"},
-                            constexprs={"LOG": log, "BLOCK": PERSISTENT_BLOCK}, aligned=aligned,
-                            num_warps=PERSISTENT_WARPS))
-            out.append(dict(key=f"{name}_rows:{dtype}:chunked", kernel=softmax_rows_chunked, signature=signature,
-                            constexprs={"LOG": log, "BLOCK": CHUNK}, aligned=aligned, num_warps=8))
+            out += ladder(f"{name}_rows:{dtype}", softmax_rows, softmax_rows_persistent, softmax_rows_chunked, WARPS,
+                          signature={"x_ptr": pointer, "y_ptr": pointer, "width": "i32"}, constexprs={"LOG": log},
+                          aligned=("x_ptr", "y_ptr", "width"))  # the impl picks these for aligned rows only
     return out
 
 

@@ -1,0 +1,31 @@
+"""What the triton DSL's kernel files share: the dtypes they are compiled for, and the
+ladder of row widths of the row kernels (kernels/softmax/triton.py, kernels/norm/triton.py),
+which kernels/triton_rows.h mirrors for the impls that pick a variant (a test checks that
+every key it names was built)."""
+
+# Pointer types by the dtype keys of lib/src/dsls/triton_kernels.h (kDtypeKeys).
+DTYPES = {"f32": "*fp32", "f16": "*fp16", "bf16": "*bf16"}
+# Row widths held in the registers of one program per row.
+REGISTER_BLOCKS = (1024, 2048, 4096, 8192, 16384)
+# Held by one program per SM: 32 elements a thread over 32 warps, with the next row's.
+PERSISTENT_BLOCK = 32768
+PERSISTENT_WARPS = 32
+# Wider rows are read in chunks of this many elements.
+CHUNK = 4096
+CHUNK_WARPS = 8
+
+
+def ladder(key, held, persistent, chunked, warps, signature, constexprs, aligned):
+    """One op's variants for one dtype and flavour: "{key}:{block}" for each register block
+    (`held`, on warps[block] warps), "{key}:persistent" (`persistent`, which also takes the
+    row count) and "{key}:chunked" (`chunked`). The kernels take their width as BLOCK."""
+    if tuple(warps) != REGISTER_BLOCKS:
+        raise SystemExit(f"triton_common: {key}: warps are given for {tuple(warps)}, not {REGISTER_BLOCKS}")
+    out = [dict(key=f"{key}:{block}", kernel=held, signature=signature, constexprs={**constexprs, "BLOCK": block},
+                aligned=aligned, num_warps=warps[block]) for block in REGISTER_BLOCKS]
+    out.append(dict(key=f"{key}:persistent", kernel=persistent, signature={**signature, "rows": "i32"},
+                    constexprs={**constexprs, "BLOCK": PERSISTENT_BLOCK}, aligned=aligned,
+                    num_warps=PERSISTENT_WARPS))
+    out.append(dict(key=f"{key}:chunked", kernel=chunked, signature=signature,
+                    constexprs={**constexprs, "BLOCK": CHUNK}, aligned=aligned, num_warps=CHUNK_WARPS))
+    return out

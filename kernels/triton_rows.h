@@ -1,0 +1,56 @@
+#pragma once
+// The ladder of row widths the triton DSL's row kernels are compiled for
+// (kernels/triton_common.py): one program per row holding it in registers up to 16384
+// elements; one program per SM taking rows in turn up to 32768; in chunks beyond. Each op
+// builds these variants per dtype and flavour, keyed "<prefix>:<suffix>".
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "native_ops/verdict.h"
+
+namespace native_ops::kernels::triton_rows {
+
+/// The register-held widths: a row takes the first that holds it.
+inline constexpr std::array<int64_t, 5> kRegisterBlocks = {1024, 2048, 4096, 8192, 16384};
+/// The widest row the persistent kernel holds.
+inline constexpr int64_t kPersistentBlock = 32768;
+/// Variants per dtype and flavour: the register-held ones, the persistent one, the chunked one.
+inline constexpr size_t kVariants = kRegisterBlocks.size() + 2;
+
+/// Whether rows of `width` elements take the persistent kernel (which is also given the
+/// row count, and a grid of one program per SM).
+inline bool persistent(int64_t width) { return width > kRegisterBlocks.back() && width <= kPersistentBlock; }
+
+/// The key suffixes of one op's variants, in variant()'s order: "1024" ... "16384",
+/// "persistent", "chunked".
+inline std::vector<std::string> key_suffixes() {
+  std::vector<std::string> suffixes;
+  for (int64_t block : kRegisterBlocks) suffixes.push_back(std::to_string(block));
+  suffixes.push_back("persistent");
+  suffixes.push_back("chunked");
+  return suffixes;
+}
+
+/// The variant for rows of `width` elements, an index into key_suffixes().
+inline size_t variant(int64_t width) {
+  size_t index = 0;
+  while (index < kRegisterBlocks.size() && kRegisterBlocks[index] < width) ++index;
+  if (index == kRegisterBlocks.size() && !persistent(width)) ++index;
+  return index;
+}
+
+/// What the variants are compiled for: rows of a multiple of 16 elements at 16-byte
+/// aligned addresses (Triton's divisibility hints), and a width that fits an int32.
+inline Verdict layout_applies(int64_t width, std::initializer_list<const void*> rows) {
+  bool aligned = width % 16 == 0;
+  for (const void* data : rows) aligned = aligned && reinterpret_cast<uintptr_t>(data) % 16 == 0;
+  if (!aligned) return decline("rows are not a multiple of 16 elements, 16-byte aligned");
+  if (width > 0x7fffffff) return decline("rows longer than one launch covers");
+  return true;
+}
+
+}  // namespace native_ops::kernels::triton_rows
