@@ -9,8 +9,9 @@
 #        ~/.cache/native-ops/wheels, so fresh clones on this machine download nothing.
 #   2. Installs the Debian packages the build needs when any is missing (root only).
 #   3. Checks for Triton 3.6.0, the triton DSL's build-time compiler: in the .venv it is
-#      installed (from the same wheel cache; torch's wheel depends on it already);
-#      elsewhere it is used when present, and the build says so when it is not.
+#      installed (from the same wheel cache; torch's wheel depends on it already), with
+#      numpy for Triton's interpreter (tests/triton_interpret_test.py); elsewhere it is
+#      used when present, and the build says so when it is not.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -111,32 +112,39 @@ ensure_venv_torch() {
 }
 
 triton_version=3.6.0
-python_has_triton() {
-  "$1" - "$triton_version" <<'PY' 2>/dev/null
+# numpy runs Triton's interpreter for tests/triton_interpret_test.py; Triton 3.6's
+# interpreter fails with numpy 2.4 and later (it converts one-element arrays with int()).
+numpy_version=2.2.6
+
+# python_has PYTHON NAME VERSION: whether PYTHON imports NAME at VERSION.
+python_has() {
+  "$1" - "$2" "$3" <<'PY' 2>/dev/null
+import importlib
 import sys
-import triton
-sys.exit(0 if triton.__version__ == sys.argv[1] else 1)
+sys.exit(0 if importlib.import_module(sys.argv[1]).__version__ == sys.argv[2] else 1)
 PY
 }
 
-ensure_venv_triton() {
-  local venv="$root/.venv"
-  if python_has_triton "$venv/bin/python"; then
-    say "triton $triton_version: present in $venv"
+# ensure_venv_package NAME VERSION: NAME==VERSION in .venv, from the wheel cache, which
+# it is downloaded into the first time.
+ensure_venv_package() {
+  local venv="$root/.venv" name=$1 version=$2
+  if python_has "$venv/bin/python" "$name" "$version"; then
+    say "$name $version: present in $venv"
     return
   fi
-  "$venv/bin/pip" install -q --no-index --find-links "$cache/wheels" "triton==$triton_version" 2>/dev/null || {
-    say "downloading triton==$triton_version into $cache/wheels"
-    "$venv/bin/pip" download -q --no-cache-dir --no-deps --dest "$cache/wheels" "triton==$triton_version" \
-      || die "cannot download triton==$triton_version from PyPI: check the network or proxy (PIP_INDEX_URL)"
-    "$venv/bin/pip" install -q --no-index --find-links "$cache/wheels" "triton==$triton_version" \
-      || die "installing triton==$triton_version from $cache/wheels failed: delete that folder and run again"
+  "$venv/bin/pip" install -q --no-index --find-links "$cache/wheels" "$name==$version" 2>/dev/null || {
+    say "downloading $name==$version into $cache/wheels"
+    "$venv/bin/pip" download -q --no-cache-dir --no-deps --dest "$cache/wheels" "$name==$version" \
+      || die "cannot download $name==$version from PyPI: check the network or proxy (PIP_INDEX_URL)"
+    "$venv/bin/pip" install -q --no-index --find-links "$cache/wheels" "$name==$version" \
+      || die "installing $name==$version from $cache/wheels failed: delete that folder and run again"
   }
-  say "triton $triton_version: installed in $venv"
+  say "$name $version: installed in $venv"
 }
 
 report_triton() {
-  if python_has_triton "$1"; then
+  if python_has "$1" triton "$triton_version"; then
     say "triton $triton_version: present for $1"
   else
     say "triton $triton_version is not importable by $1: the build will have no Triton kernels (the triton DSL says why)"
@@ -159,7 +167,8 @@ elif python_has_torch python3; then
 else
   ensure_debian_packages with-venv
   ensure_venv_torch
-  ensure_venv_triton
+  ensure_venv_package triton "$triton_version"
+  ensure_venv_package numpy "$numpy_version"
   printf 'TORCH_DIR=\nPYTHON=%q\n' "$root/.venv/bin/python" >"$env_file"
 fi
 say "ready: $env_file"

@@ -41,7 +41,9 @@ def rms_norm_rows_persistent(x_ptr, w_ptr, y_ptr, rstd_ptr, rows, width, eps, HA
         y = xf * rstd
         if HAS_WEIGHT:
             y = y * tl.load(w_ptr + offs, mask=mask, other=0.0).to(tl.float32)
-        tl.store(y_ptr + row.to(tl.int64) * width + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
+        # tl.cast, not row.to(): in Triton's interpreter (tests/triton_interpret_test.py) the
+        # loop variable is a Python int
+        tl.store(y_ptr + tl.cast(row, tl.int64) * width + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
         tl.store(rstd_ptr + row, rstd)
         x = x_after
 

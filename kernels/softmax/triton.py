@@ -39,7 +39,9 @@ def softmax_rows_persistent(x_ptr, y_ptr, rows, width, LOG: tl.constexpr, BLOCK:
         # more exp an element, but 32 registers a thread fewer (float16 no longer spills)
         log_total = tl.log(tl.sum(tl.exp(shifted), axis=0))
         y = shifted - log_total if LOG else tl.exp(shifted - log_total)
-        tl.store(y_ptr + row.to(tl.int64) * width + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
+        # tl.cast, not row.to(): in Triton's interpreter (tests/triton_interpret_test.py) the
+        # loop variable is a Python int
+        tl.store(y_ptr + tl.cast(row, tl.int64) * width + offs, y.to(y_ptr.dtype.element_ty), mask=mask)
         x = x_after
 
 
