@@ -36,7 +36,8 @@ if [ "$which" = asan ] || [ "$which" = all ]; then
   # triton_interpret runs no code of native-ops.
   (cd "$root/build-asan" &&
     ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-      ctest --output-on-failure --timeout 900 -E "^(python_module|installed_package_consumer|triton_interpret)$")
+      ctest --output-on-failure --timeout 900 --parallel "$(nproc)" \
+        -E "^(python_module|installed_package_consumer|triton_interpret)$")
 fi
 
 if [ "$which" = tsan ] || [ "$which" = all ]; then

@@ -2,12 +2,14 @@
 # Command 2 of the README: sets up, builds, and runs every test: the ctest suite, then
 # the sanitizer runs (ASan + UBSan over the suite, TSan over the concurrency tests:
 # scripts/sanitize.sh) and the fuzzers, 60 s each (scripts/fuzz.sh). Arguments go to the
-# first ctest run (e.g. -j16, -R Sweep). NATIVE_OPS_QUICK=1 runs the ctest suite only.
+# first ctest run (e.g. -R Sweep; -j1 for one test at a time). NATIVE_OPS_QUICK=1 runs
+# the ctest suite only.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$root/scripts/setup.sh"
 "$root/scripts/build.sh"
-(cd "$root/build" && ctest --output-on-failure --timeout 600 "$@")
+# The tests are separate processes that share nothing: they run a core each.
+(cd "$root/build" && ctest --output-on-failure --timeout 600 --parallel "$(nproc)" "$@")
 if [ "${NATIVE_OPS_QUICK:-0}" = 1 ]; then
   echo "[test] NATIVE_OPS_QUICK=1: sanitizers and fuzzers skipped"
   exit 0
