@@ -107,14 +107,14 @@ int launch(const void* a, int64_t a_batch_stride, int64_t a_row_stride, const vo
   const int64_t row_tiles = (rows + rows_per_tile - 1) / rows_per_tile;
   const int64_t column_blocks = (vectors_per_row + (1 << log2_threads_per_row) - 1) >> log2_threads_per_row;
   if (row_tiles * column_blocks > 0x7fffffff) return static_cast<int>(cudaErrorInvalidValue);
-  const dim3 grid(static_cast<unsigned>(row_tiles * column_blocks), 1, static_cast<unsigned>(std::min<int64_t>(batch, 65535)));
+  const unsigned batch_blocks = static_cast<unsigned>(std::min<int64_t>(batch, 65535));  // z; blocks loop past it
+  const dim3 grid(static_cast<unsigned>(row_tiles * column_blocks), 1, batch_blocks);
   // m's rows load as 16-byte vectors when they are unit-stride and 16-byte aligned.
   const bool m_vectorised = m_col_stride == 1 && (m_batch_stride * sizeof(T)) % 16 == 0 &&
                             reinterpret_cast<uintptr_t>(m) % 16 == 0;
-  outer_product<T, VEC><<<grid, kThreads, 0, stream>>>(static_cast<const T*>(a), a_batch_stride, a_row_stride,
-                                                        static_cast<const T*>(m), m_batch_stride, m_col_stride,
-                                                        static_cast<T*>(out), batch, rows, cols, static_cast<unsigned>(row_tiles),
-                                                        log2_threads_per_row, m_vectorised);
+  outer_product<T, VEC><<<grid, kThreads, 0, stream>>>(
+      static_cast<const T*>(a), a_batch_stride, a_row_stride, static_cast<const T*>(m), m_batch_stride, m_col_stride,
+      static_cast<T*>(out), batch, rows, cols, static_cast<unsigned>(row_tiles), log2_threads_per_row, m_vectorised);
   return static_cast<int>(cudaGetLastError());
 }
 
