@@ -57,15 +57,19 @@ def close(actual, expected, what):
 
 
 def row_shape(variant):
-    """(rows, width, programs) for a row variant: a persistent one gets two programs for five
-    rows (one takes three, and each one's last prefetch runs past the end); the others get a
-    program per row."""
+    """(rows, width, programs) for a row variant: those that take rows in turn get two
+    programs for five rows (one takes three, and the persistent one's last prefetch runs
+    past the end); the others get a program per row."""
     block = variant["constexprs"]["BLOCK"]
     if variant["key"].endswith(":persistent"):
         return 5, block - 16, 2
     if variant["key"].endswith(":chunked"):
-        return 3, 2 * block + block // 2 + 16, 3  # two whole chunks and a partial one
+        return 5, 2 * block + block // 2 + 16, 2  # two whole chunks and a partial one
     return 3, block - 16, 3  # the masked tail of the block
+
+
+def rows_in_turn(variant):
+    return variant["key"].endswith((":persistent", ":chunked"))
 
 
 def run_softmax(variant, dtype):
@@ -75,7 +79,7 @@ def run_softmax(variant, dtype):
     x = (torch.randn(rows, width, generator=generator) * 4).to(dtype)
     y = torch.full_like(x, float("nan"))
     extra = dict(variant["constexprs"], num_warps=variant["num_warps"])
-    if variant["key"].endswith(":persistent"):
+    if rows_in_turn(variant):
         variant["kernel"][(programs,)](x, y, rows, width, **extra)
     else:
         variant["kernel"][(programs,)](x, y, width, **extra)
@@ -93,7 +97,7 @@ def run_rms_norm(variant, dtype):
     rstd = torch.full((rows,), float("nan"))
     eps = 1e-6
     extra = dict(variant["constexprs"], num_warps=variant["num_warps"])
-    if variant["key"].endswith(":persistent"):
+    if rows_in_turn(variant):
         variant["kernel"][(programs,)](x, weight, y, rstd, rows, width, eps, **extra)
     else:
         variant["kernel"][(programs,)](x, weight, y, rstd, width, eps, **extra)

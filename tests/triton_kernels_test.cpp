@@ -71,6 +71,12 @@ TEST(TritonKernels, RowsTakeTheNarrowestVariantThatHoldsThem) {
     ASSERT_LT(variant(width), suffixes.size()) << width;
     EXPECT_EQ(suffixes[variant(width)], suffix) << "rows of " << width << " elements";
     EXPECT_EQ(kernels::triton_rows::persistent(width), suffix == "persistent") << width;
+    // The variants that take rows in turn get the row count and a grid of a few programs
+    // an SM: one for the persistent kernel, whose row and next fill an SM's registers.
+    EXPECT_EQ(kernels::triton_rows::rows_in_turn(width), suffix == "persistent" || suffix == "chunked") << width;
+    if (kernels::triton_rows::rows_in_turn(width)) {
+      EXPECT_EQ(kernels::triton_rows::programs_per_multiprocessor(width), suffix == "persistent" ? 1 : 2) << width;
+    }
   }
 }
 

@@ -92,6 +92,35 @@ __global__ void __launch_bounds__(kThreads)
   }
 }
 
+// The tile above where it divides the output exactly (rows a multiple of its 16, each row a
+// whole number of warps' vectors, m's rows vectorised, a batch entry under 2^31 elements, at
+// most 65535 entries, one to a z of the grid): no edge tests, no batch loop, and 32-bit
+// offsets within a batch entry, which leave fewer instructions between a block's four
+// stores. native-ops bench on the H200: bf16 and f16 (64,1024,1)x(64,1,1024) 36.3 -> 33.8
+// us (88% -> 97% of the floor; Triton's 33.7), (8,4096,1) 69.7 -> 68.1 us (96%); float32
+// within 1%.
+constexpr int kFullTileRows = (kThreads / 32) * kRowsPerThread;
+
+template <class T, int VEC>
+__global__ void __launch_bounds__(kThreads)
+    outer_product_full_tiles(const T* __restrict__ a, int64_t a_batch_stride, int64_t a_row_stride,
+                             const T* __restrict__ m, int64_t m_batch_stride, T* __restrict__ out, int rows, int cols) {
+  const int lane = threadIdx.x % 32;
+  const int first_row = blockIdx.x * kFullTileRows + threadIdx.x / 32;  // then every (warps)-th row
+  const int col = (blockIdx.y * 32 + lane) * VEC;
+  const T* a_entry = a + blockIdx.z * a_batch_stride;
+  T* out_entry = out + int64_t{blockIdx.z} * rows * cols;
+  const Vec<T, VEC> slice = *reinterpret_cast<const Vec<T, VEC>*>(m + blockIdx.z * m_batch_stride + col);
+  T scales[kRowsPerThread];  // all loaded before the first store
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r) scales[r] = a_entry[(first_row + r * (kThreads / 32)) * a_row_stride];
+#pragma unroll
+  for (int r = 0; r < kRowsPerThread; ++r) {
+    const int i = first_row + r * (kThreads / 32);
+    *reinterpret_cast<Vec<T, VEC>*>(out_entry + i * cols + col) = scaled(scales[r], slice);
+  }
+}
+
 int log2_ceil(int64_t x) {
   int log = 0;
   while ((int64_t{1} << log) < x) ++log;
@@ -101,6 +130,18 @@ int log2_ceil(int64_t x) {
 template <class T, int VEC>
 int launch(const void* a, int64_t a_batch_stride, int64_t a_row_stride, const void* m, int64_t m_batch_stride,
            int64_t m_col_stride, void* out, int64_t batch, int64_t rows, int64_t cols, cudaStream_t stream) {
+  // m's rows load as 16-byte vectors when they are unit-stride and 16-byte aligned.
+  const bool m_vectorised = m_col_stride == 1 && (m_batch_stride * sizeof(T)) % 16 == 0 &&
+                            reinterpret_cast<uintptr_t>(m) % 16 == 0;
+  if (VEC > 1 && m_vectorised && rows % kFullTileRows == 0 && cols % (32 * VEC) == 0 && rows * cols <= 0x7fffffff &&
+      batch <= 65535 && cols / (32 * VEC) <= 65535) {
+    const dim3 grid(static_cast<unsigned>(rows / kFullTileRows), static_cast<unsigned>(cols / (32 * VEC)),
+                    static_cast<unsigned>(batch));
+    outer_product_full_tiles<T, VEC><<<grid, kThreads, 0, stream>>>(
+        static_cast<const T*>(a), a_batch_stride, a_row_stride, static_cast<const T*>(m), m_batch_stride,
+        static_cast<T*>(out), static_cast<int>(rows), static_cast<int>(cols));
+    return static_cast<int>(cudaGetLastError());
+  }
   const int64_t vectors_per_row = (cols + VEC - 1) / VEC;
   const int log2_threads_per_row = std::min(log2_ceil(vectors_per_row), 5);  // at most a warp
   const int64_t rows_per_tile = int64_t{kThreads >> log2_threads_per_row} * kRowsPerThread;
@@ -109,9 +150,6 @@ int launch(const void* a, int64_t a_batch_stride, int64_t a_row_stride, const vo
   if (row_tiles * column_blocks > 0x7fffffff) return static_cast<int>(cudaErrorInvalidValue);
   const unsigned batch_blocks = static_cast<unsigned>(std::min<int64_t>(batch, 65535));  // z; blocks loop past it
   const dim3 grid(static_cast<unsigned>(row_tiles * column_blocks), 1, batch_blocks);
-  // m's rows load as 16-byte vectors when they are unit-stride and 16-byte aligned.
-  const bool m_vectorised = m_col_stride == 1 && (m_batch_stride * sizeof(T)) % 16 == 0 &&
-                            reinterpret_cast<uintptr_t>(m) % 16 == 0;
   outer_product<T, VEC><<<grid, kThreads, 0, stream>>>(
       static_cast<const T*>(a), a_batch_stride, a_row_stride, static_cast<const T*>(m), m_batch_stride, m_col_stride,
       static_cast<T*>(out), batch, rows, cols, static_cast<unsigned>(row_tiles), log2_threads_per_row, m_vectorised);

@@ -66,12 +66,18 @@ std::vector<Sample> bmm_samples(c10::Device device, c10::ScalarType dtype, const
   add(SampleClass::empty, {0, 3, 1, 4}, {}, {});
   add(SampleClass::empty, {2, 0, 1, 5}, {}, {});
   add(SampleClass::one_element, {1, 1, 1, 1}, {}, {});
+  // cuda: whole tiles (rows of 16, a warp's 16-byte vectors), then one row and one column past them
+  add(SampleClass::typical, {3, 48, 1, 512}, {}, {});
+  add(SampleClass::odd_sizes, {3, 49, 1, 512}, {}, {});
+  add(SampleClass::odd_sizes, {3, 48, 1, 520}, {}, {});
   add(SampleClass::odd_sizes, {3, 17, 1, 13}, {}, {});
   add(SampleClass::odd_sizes, {5, 1, 1, 67}, {}, {});
   add(SampleClass::large, {1, 1 << 20, 1, 2}, {}, {});
   add(SampleClass::large, {4, 262147, 1, 3}, {}, {});
   add(SampleClass::transposed, {4, 16, 1, 32}, laid_out(Layout::transposed), laid_out(Layout::transposed));
   add(SampleClass::transposed, {3, 9, 5, 7}, laid_out(Layout::transposed), laid_out(Layout::transposed));
+  add(SampleClass::step_sliced, {3, 48, 1, 512}, laid_out(Layout::step_sliced), {});  // whole tiles, strided a
+  add(SampleClass::expanded, {3, 48, 1, 512}, laid_out(Layout::expanded), laid_out(Layout::expanded));
   add(SampleClass::step_sliced, {4, 16, 1, 32}, laid_out(Layout::step_sliced), {});
   add(SampleClass::step_sliced, {4, 16, 1, 32}, {}, laid_out(Layout::step_sliced));  // mat2 rows not unit-stride
   add(SampleClass::expanded, {4, 16, 1, 32}, laid_out(Layout::expanded), laid_out(Layout::expanded));

@@ -1,8 +1,9 @@
 // _fused_rms_norm at CUDA over the trailing dimensions in Triton
 // (kernels/norm/triton.py, compiled ahead of time): one row per program, held in
 // registers up to 16384 elements; one program per SM taking rows in turn up to 32768;
-// read twice beyond. Returns float32 rstd shaped like the input with the normalised
-// dimensions kept as 1, as aten's CUDA kernel does.
+// beyond, two programs per SM taking rows in turn read each twice. Returns float32 rstd
+// shaped like the input with the normalised dimensions kept as 1, as aten's CUDA kernel
+// does.
 #include <limits>
 #include <string>
 
@@ -65,9 +66,10 @@ std::tuple<at::Tensor, at::Tensor> rms_norm_triton(const at::Tensor& input, at::
   void* r = rstd.mutable_data_ptr();
   const int32_t rows = static_cast<int32_t>(input.numel() / width);
   const triton::Artifact& kernel = rms_norm_kernel(input, has_weight, width);
-  if (triton_rows::persistent(width)) {
-    triton::launch(kernel, triton::persistent_grid(kernel, rows, input), {&x, &w, &y, &r, &rows, &width, &epsilon},
-                   input);
+  if (triton_rows::rows_in_turn(width)) {
+    const triton::Grid grid =
+        triton::persistent_grid(kernel, rows, input, triton_rows::programs_per_multiprocessor(width));
+    triton::launch(kernel, grid, {&x, &w, &y, &r, &rows, &width, &epsilon}, input);
   } else {
     triton::launch(kernel, {static_cast<unsigned>(rows)}, {&x, &w, &y, &r, &width, &epsilon}, input);
   }

@@ -1,5 +1,7 @@
 // The op database entries of _softmax and _log_softmax: what judges and measures their
 // overrides (cpp at CPU; cuda at CUDA).
+#include <limits>
+
 #include <ATen/ATen.h>
 
 #include "builtin.h"
@@ -45,12 +47,28 @@ struct Domain {
 std::vector<Sample> softmax_samples(c10::Device device, c10::ScalarType dtype, const Domain& domain) {
   std::vector<Sample> all;
   uint64_t seed = 100;
-  auto add = [&](SampleClass sample_class, std::vector<int64_t> sizes, int64_t dim, Fill fill) {
-    fill.seed = ++seed;
-    const at::Tensor self = samples::make_tensor(sizes, dtype, device, fill);
+  auto add_tensor = [&](SampleClass sample_class, const at::Tensor& self, int64_t dim, const std::string& note) {
     std::vector<std::string> meant_for;
     if (domain.handles(self, dim, false)) meant_for.push_back(domain.node);
-    all.push_back({samples::describe(self) + ", dim " + std::to_string(dim), sample_class, {self, dim, false}, meant_for});
+    all.push_back({samples::describe(self) + ", dim " + std::to_string(dim) + note, sample_class, {self, dim, false},
+                   meant_for});
+  };
+  auto add = [&](SampleClass sample_class, std::vector<int64_t> sizes, int64_t dim, Fill fill) {
+    fill.seed = ++seed;
+    add_tensor(sample_class, samples::make_tensor(sizes, dtype, device, fill), dim, "");
+  };
+  // Attention masks: -inf over whole runs of columns, as causal and padding masks write
+  // them: the first 64 of every 8192 (a group of the triton chunked kernel's running
+  // maxima that stays -inf in every chunk) and the last quarter.
+  auto add_masked = [&](std::vector<int64_t> sizes) {
+    Fill fill;
+    fill.seed = ++seed;
+    at::Tensor self = samples::make_tensor(sizes, dtype, device, fill);
+    const int64_t width = sizes.back();
+    const at::Tensor columns = at::arange(width, at::TensorOptions().dtype(at::kLong).device(device));
+    self.masked_fill_(columns.remainder(8192).lt(64).logical_or(columns.ge(width - width / 4)),
+                      -std::numeric_limits<double>::infinity());
+    add_tensor(SampleClass::extreme_values, self, -1, ", masked columns -inf");
   };
   const Fill extreme = samples::with_extremes(dtype);
   Fill wide;  // exp() of large arguments: the max subtraction matters
@@ -76,6 +94,8 @@ std::vector<Sample> softmax_samples(c10::Device device, c10::ScalarType dtype, c
   add(SampleClass::expanded, {128, 1024}, -1, laid_out(Layout::expanded));
   add(SampleClass::extreme_values, {64, 1024}, -1, extreme);
   add(SampleClass::extreme_values, {64, 1031}, -1, extreme);
+  add_masked({64, 1024});
+  add_masked({8, 40000});
   return all;
 }
 

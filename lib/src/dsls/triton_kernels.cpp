@@ -180,10 +180,10 @@ int dtype_index(const at::Tensor& tensor) {
   }
 }
 
-Grid persistent_grid(const Artifact& artifact, int64_t pieces, const at::Tensor& on) {
+Grid persistent_grid(const Artifact& artifact, int64_t pieces, const at::Tensor& on, int programs_per_multiprocessor) {
   load(artifact, on.device().index());  // the device's context, and its count with it
   const int multiprocessors = modules().devices[on.device().index()].multiprocessors.load(std::memory_order_relaxed);
-  return {static_cast<unsigned>(std::min<int64_t>(pieces, multiprocessors))};
+  return {static_cast<unsigned>(std::min<int64_t>(pieces, int64_t{multiprocessors} * programs_per_multiprocessor))};
 }
 
 void launch(const Artifact& artifact, Grid grid, std::initializer_list<const void*> arguments, const at::Tensor& on) {

@@ -28,10 +28,12 @@ inline constexpr const char* kDtypeKeys[] = {"f32", "f16", "bf16"};
 /// A float32, float16 or bfloat16 tensor's index in kDtypeKeys.
 int dtype_index(const at::Tensor& tensor);
 
-/// The grid of a persistent kernel that takes `pieces` of work in turn: one program per
-/// multiprocessor of `on`'s device, or per piece when there are fewer. Loads `artifact`
-/// on that device first; throws as launch() does.
-Grid persistent_grid(const Artifact& artifact, int64_t pieces, const at::Tensor& on);
+/// The grid of a persistent kernel that takes `pieces` of work in turn:
+/// `programs_per_multiprocessor` programs per multiprocessor of `on`'s device, or one per
+/// piece when there are fewer. Loads `artifact` on that device first; throws as launch()
+/// does.
+Grid persistent_grid(const Artifact& artifact, int64_t pieces, const at::Tensor& on,
+                     int programs_per_multiprocessor = 1);
 
 /// Launches `artifact` over `grid` on `on`'s device and current stream. `arguments` points
 /// at each runtime argument's value, in the kernel's order (the two scratch pointers
