@@ -5,9 +5,10 @@ wrong fails CI on a machine without a GPU, not only a kernel that does not compi
 Each variant runs with its own constexprs on a shape it is meant for: register-held rows a
 little narrower than their block (the masked tail), persistent rows with more rows than
 programs (so a program takes several, and its last prefetch runs past the end), chunked
-rows with a partial last chunk, outer-product tiles with partial edge tiles and, for the
-strided variants, a strided mat2. The interpreter runs numpy on the CPU: it checks what
-the kernels compute, not their speed, layouts or hints (the GPU sweep does that).
+rows with a partial last chunk, softmax rows with columns masked to -inf, outer-product
+tiles with partial edge tiles and, for the strided variants, a strided mat2. The
+interpreter runs numpy on the CPU: it checks what the kernels compute, not their speed,
+layouts or hints (the GPU sweep does that).
 
 Run by ctest as: python triton_interpret_test.py <kernels folder>. Exits 77 (skipped) with
 the reason when triton 3.6.0 or numpy is not importable.
@@ -77,6 +78,9 @@ def run_softmax(variant, dtype):
     rows, width, programs = row_shape(variant)
     generator = torch.Generator().manual_seed(width)
     x = (torch.randn(rows, width, generator=generator) * 4).to(dtype)
+    # Masked columns, as attention masks write them: -inf in the first 8 of every 1024 (for
+    # the chunked kernel, a group of 8 whose running max is -inf in every chunk)
+    x[:, torch.arange(width) % 1024 < 8] = -float("inf")
     y = torch.full_like(x, float("nan"))
     extra = dict(variant["constexprs"], num_warps=variant["num_warps"])
     if rows_in_turn(variant):
