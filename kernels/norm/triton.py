@@ -59,8 +59,8 @@ def rms_norm_rows_chunked(x_ptr, w_ptr, y_ptr, rstd_ptr, rows, width, eps, HAS_W
         for start in range(0, width, BLOCK):
             mask = start + offs < width
             # kept in L2 for the second pass (the open rows, two an SM, fit in it)
-            x = tl.load(x_ptr + base + start + offs, mask=mask, other=0.0, eviction_policy="evict_last")
-            squares += x.to(tl.float32) * x.to(tl.float32)
+            x = tl.load(x_ptr + base + start + offs, mask=mask, other=0.0, eviction_policy="evict_last").to(tl.float32)
+            squares += x * x
         rstd = 1.0 / tl.sqrt(tl.sum(squares, axis=0) / width + eps)
         for start in range(0, width, BLOCK):
             mask = start + offs < width
