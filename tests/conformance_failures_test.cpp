@@ -5,6 +5,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/ops/mul_ops.h>
+#include <ATen/ops/native_layer_norm_backward_ops.h>
 #include <gtest/gtest.h>
 
 #include "native_ops/conformance.h"
@@ -276,6 +277,51 @@ TEST(ConformanceCatches, AnInvalidCallAccepted) {
   }
   ASSERT_NE(m, nullptr) << all_messages(results);
   EXPECT_NE(m->message.find("accepted an invalid call"), std::string::npos) << m->message;
+}
+
+// native_layer_norm_backward leaves the gradients its output_mask does not ask for
+// undefined: the sweep compares which outputs are defined, then the defined ones.
+using LayerNormBackward = at::_ops::native_layer_norm_backward;
+std::vector<SampleResult> sweep_layer_norm_backward(TypedImpl<LayerNormBackward> impl) {
+  testing::register_test_dsls();
+  const std::string node = register_op_override<LayerNormBackward>(
+      "alpha", c10::DispatchKey::CPU,
+      [](const at::Tensor&, const at::Tensor&, c10::SymIntArrayRef, const at::Tensor&, const at::Tensor&,
+         const std::optional<at::Tensor>&, const std::optional<at::Tensor>&, std::array<bool, 3>) -> Verdict { return true; },
+      impl);
+  return sweep("native_layer_norm_backward", node, [node] {
+    const at::Tensor input = make({6, 5}, 1);
+    const at::Tensor weight = make({5}, 2);
+    const at::Tensor bias = make({5}, 3);
+    const auto [output, mean, rstd] = at::native_layer_norm(input, {5}, weight, bias, 1e-5);
+    torch::jit::Stack arguments{make({6, 5}, 4), input, std::vector<int64_t>{5}, mean, rstd, weight, bias,
+                                c10::List<bool>({true, false, true})};
+    return std::vector<Sample>{{"f32[6,5], no weight gradient", SampleClass::typical, arguments, {node}}};
+  });
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> correct_layer_norm_backward(
+    const at::Tensor& grad_out, const at::Tensor& input, c10::SymIntArrayRef shape, const at::Tensor& mean,
+    const at::Tensor& rstd, const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias,
+    std::array<bool, 3> mask) {
+  return call_original<LayerNormBackward>(grad_out, input, shape, mean, rstd, weight, bias, mask);
+}
+
+TEST(ConformanceCatches, NothingWhenAnOutputIsUndefinedAsTheReferencesIs) {
+  const auto results = sweep_layer_norm_backward(&correct_layer_norm_backward);
+  EXPECT_TRUE(failed_checks(results).empty()) << all_messages(results);
+}
+
+TEST(ConformanceCatches, AnOutputDefinedWhereTheReferencesIsNot) {
+  const auto results = sweep_layer_norm_backward(
+      [](const at::Tensor& grad_out, const at::Tensor& input, c10::SymIntArrayRef shape, const at::Tensor& mean,
+         const at::Tensor& rstd, const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias,
+         std::array<bool, 3>) {
+        return correct_layer_norm_backward(grad_out, input, shape, mean, rstd, weight, bias, {true, true, true});
+      });
+  const Mismatch* m = find_mismatch(results, "count");
+  ASSERT_NE(m, nullptr) << all_messages(results);
+  EXPECT_NE(m->message.find("output 1 is defined where the reference's is not"), std::string::npos) << m->message;
 }
 
 }  // namespace

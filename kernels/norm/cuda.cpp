@@ -2,12 +2,16 @@
 // float32, float16 and bfloat16 tensors: one DRAM read and one write per element
 // (kernels/norm/cuda_kernels.cu). Like aten's CUDA kernels they return the row statistics
 // (mean, rstd) in float32, shaped like the input with the normalised dimensions kept as 1;
-// aten's backward kernels consume them as they are.
+// aten's backward kernels consume them as they are. _fused_rms_norm_backward at CUDA for
+// rows up to 16384 16-bit (8192 float32) elements: grad_out and the input read once,
+// grad_input written once (kernels/norm/cuda_backward_kernels.cu).
+#include <array>
 #include <limits>
 
 #include <c10/core/DeviceGuard.h>
 #include <c10/core/SymIntArrayRef.h>
 #include <ATen/core/Tensor.h>
+#include <ATen/ops/_fused_rms_norm_backward_ops.h>
 #include <ATen/ops/_fused_rms_norm_ops.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/native_layer_norm_ops.h>
@@ -76,11 +80,74 @@ std::tuple<at::Tensor, at::Tensor> rms_norm(const at::Tensor& input, at::IntArra
   return {std::move(result.out), std::move(result.rstd)};
 }
 
+// The kernel's domain: rows of a multiple of 16 bytes, at most
+// NATIVE_OPS_RMS_NORM_BACKWARD_MAX_VECTORS of them (wider rows do not fit its registers),
+// grad_out like the input, rstd one float32 per row, every pointer 16-byte aligned.
+Verdict rms_norm_backward_applies(const at::Tensor& grad_out, const at::Tensor& input, at::IntArrayRef normalized_shape,
+                                  const at::Tensor& rstd, const std::optional<at::Tensor>& weight,
+                                  std::array<bool, 2> output_mask) {
+  if (!output_mask[0] && !output_mask[1]) return decline("output_mask asks for no gradient");
+  const bool has_weight = weight.has_value() && weight->defined();
+  if (output_mask[1] && !has_weight) return decline("a weight gradient without a weight");
+  if (const Verdict verdict = gpu_norm_applies(input, normalized_shape, weight, std::nullopt); !verdict.accepted()) {
+    return verdict;
+  }
+  if (grad_out.sizes() != input.sizes()) return decline("grad_out is not shaped like the input (aten reports the error)");
+  if (grad_out.scalar_type() != input.scalar_type()) return decline("grad_out's dtype differs from the input's");
+  if (grad_out.device() != input.device()) return decline("grad_out is on another device");
+  if (!grad_out.is_contiguous() || grad_out.is_neg()) return decline("grad_out is not contiguous");
+  const int64_t width = c10::multiply_integers(normalized_shape);
+  if (rstd.scalar_type() != at::kFloat || rstd.device() != input.device() || !rstd.is_contiguous() ||
+      rstd.numel() != input.numel() / width) {
+    return decline("rstd is not one contiguous float32 per row on the input's device");
+  }
+  const int64_t vector = 16 / static_cast<int64_t>(input.element_size());
+  if (width % vector != 0) return decline("rows are not a multiple of 16 bytes");
+  if (width / vector > NATIVE_OPS_RMS_NORM_BACKWARD_MAX_VECTORS) {
+    return decline("rows wider than 16384 16-bit or 8192 float32 elements: aten's kernel");
+  }
+  auto aligned = [](const at::Tensor& tensor) { return reinterpret_cast<uintptr_t>(tensor.const_data_ptr()) % 16 == 0; };
+  if (!aligned(input) || !aligned(grad_out) || (has_weight && !aligned(*weight))) {
+    return decline("a tensor not aligned to 16 bytes");
+  }
+  return true;
+}
+
+std::tuple<at::Tensor, at::Tensor> rms_norm_backward(const at::Tensor& grad_out, const at::Tensor& input,
+                                                     at::IntArrayRef normalized_shape, const at::Tensor& rstd,
+                                                     const std::optional<at::Tensor>& weight,
+                                                     std::array<bool, 2> output_mask) {
+  const c10::DeviceGuard device(input.device());
+  const int64_t width = c10::multiply_integers(normalized_shape);
+  const int64_t rows = input.numel() / width;
+  const int dtype = cuda::dtype_code(input);
+  const bool has_weight = weight.has_value() && weight->defined();
+  at::Tensor grad_input = output_mask[0] ? at::empty(input.sizes(), input.options()) : at::Tensor();
+  at::Tensor grad_weight = output_mask[1] ? at::empty(weight->sizes(), weight->options()) : at::Tensor();
+  at::Tensor workspace;
+  if (output_mask[1]) {
+    int64_t floats = 0;
+    cuda::check(cuda::kernels().rms_norm_backward_workspace(dtype, rows, width, &floats), "rms_norm_backward_workspace");
+    workspace = at::empty({floats}, input.options().dtype(at::kFloat));
+  }
+  cuda::check(cuda::kernels().rms_norm_backward_rows(
+                  dtype, grad_out.const_data_ptr(), input.const_data_ptr(), rstd.const_data_ptr<float>(),
+                  has_weight ? weight->const_data_ptr() : nullptr,
+                  output_mask[0] ? grad_input.mutable_data_ptr() : nullptr,
+                  output_mask[1] ? grad_weight.mutable_data_ptr() : nullptr,
+                  output_mask[1] ? workspace.mutable_data_ptr<float>() : nullptr,
+                  output_mask[1] ? workspace.numel() : 0, rows, width, cuda::current_stream(input)),
+              "rms_norm_backward_rows");
+  return {std::move(grad_input), std::move(grad_weight)};
+}
+
 }  // namespace
 
 void register_norm_cuda_overrides() {
   register_op_override<at::_ops::native_layer_norm>("cuda", c10::DispatchKey::CUDA, &layer_norm_applies, &layer_norm);
   register_op_override<at::_ops::_fused_rms_norm>("cuda", c10::DispatchKey::CUDA, &rms_norm_applies, &rms_norm);
+  register_op_override<at::_ops::_fused_rms_norm_backward>("cuda", c10::DispatchKey::CUDA, &rms_norm_backward_applies,
+                                                            &rms_norm_backward);
 }
 
 }  // namespace native_ops::kernels

@@ -281,6 +281,13 @@ void NodeJudge::compare_outputs(const OpEntry& entry, const torch::jit::Stack& r
     }
     const at::Tensor& actual = routed[i].toTensor();
     const at::Tensor& expected = reference[i].toTensor();
+    // An output left undefined (a gradient its output_mask did not ask for) must be so in both.
+    if (actual.defined() != expected.defined()) {
+      result.mismatches.push_back({"count", what + (actual.defined() ? " is defined" : " is undefined") +
+                                                " where the reference's is not", 0, 0, {}});
+      continue;
+    }
+    if (!actual.defined()) continue;
     if (auto m = detail::compare_metadata(actual, expected, what)) {
       result.mismatches.push_back(*m);
       if (m->check != "strides") continue;  // values can still be compared
@@ -343,6 +350,7 @@ void NodeJudge::compare_with_float64(const OpEntry& entry, const torch::jit::Sta
   for (size_t i = 0; i < routed.size() && i < upcast.size(); ++i) {
     if (!routed[i].isTensor() || !upcast[i].isTensor()) continue;
     const at::Tensor& actual = routed[i].toTensor();
+    if (!actual.defined() || !reference[i].toTensor().defined() || !upcast[i].toTensor().defined()) continue;
     if (!actual.is_floating_point() || detail::compare_metadata(actual, reference[i].toTensor(), "")) continue;
     if (auto m = detail::compare_with_float64(actual, reference[i].toTensor(), upcast[i].toTensor(),
                                               entry.tolerance(actual.scalar_type()), "output " + std::to_string(i))) {

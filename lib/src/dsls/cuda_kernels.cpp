@@ -45,6 +45,8 @@ Kernels load() {
   return {symbol<NativeOpsOuterProductFn>(library, NATIVE_OPS_OUTER_PRODUCT_SYMBOL, path),
           symbol<NativeOpsSoftmaxRowsFn>(library, NATIVE_OPS_SOFTMAX_ROWS_SYMBOL, path),
           symbol<NativeOpsNormRowsFn>(library, NATIVE_OPS_NORM_ROWS_SYMBOL, path),
+          symbol<NativeOpsRmsNormBackwardRowsFn>(library, NATIVE_OPS_RMS_NORM_BACKWARD_ROWS_SYMBOL, path),
+          symbol<NativeOpsRmsNormBackwardWorkspaceFn>(library, NATIVE_OPS_RMS_NORM_BACKWARD_WORKSPACE_SYMBOL, path),
           symbol<NativeOpsCudaErrorStringFn>(library, NATIVE_OPS_CUDA_ERROR_STRING_SYMBOL, path)};
 }
 

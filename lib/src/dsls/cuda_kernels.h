@@ -14,6 +14,8 @@ struct Kernels {
   NativeOpsOuterProductFn outer_product;
   NativeOpsSoftmaxRowsFn softmax_rows;
   NativeOpsNormRowsFn norm_rows;
+  NativeOpsRmsNormBackwardRowsFn rms_norm_backward_rows;
+  NativeOpsRmsNormBackwardWorkspaceFn rms_norm_backward_workspace;
   NativeOpsCudaErrorStringFn error_string;
 };
 
