@@ -16,8 +16,8 @@ namespace native_ops::cuda {
 namespace {
 
 // g and x held as 2 vectors a thread, grad_w's sums as 2 x VEC floats; w is read at each use
-// (from L1: every row reads the same). More a thread took over 128 registers, leaving an SM
-// too few warps to keep its loads in flight.
+// (from L1: every row reads the same). Four vectors a thread, w held too, took 128-144
+// registers, leaving an SM too few warps to keep its loads in flight.
 constexpr int kVectorsPerThread = 2;
 constexpr int kMaxThreads = 1024;
 static_assert(kMaxThreads * kVectorsPerThread == NATIVE_OPS_RMS_NORM_BACKWARD_MAX_VECTORS, "the widest plan");
@@ -152,21 +152,6 @@ __global__ void __launch_bounds__(32 * kSlices) sum_partials(const float* partia
   }
 }
 
-// How a width is worked: a warp or a block of 128-1024 threads per row.
-struct Plan {
-  int threads = 0;      // per block
-  int row_threads = 0;  // per row: 32 or `threads`
-};
-template <int VEC>
-Plan plan_for(int64_t width) {
-  const int64_t vectors = width / VEC;
-  if (vectors <= 32 * kVectorsPerThread) return {128, 32};
-  for (int threads : {128, 256, 512, kMaxThreads}) {
-    if (vectors <= int64_t{threads} * kVectorsPerThread) return {threads, threads};
-  }
-  return {};
-}
-
 template <class T, int VEC, int THREADS, int ROW_THREADS, bool GRAD_WEIGHT>
 int blocks_for(int64_t rows, int* blocks) {
   int device = 0, sms = 0, per_sm = 0;
@@ -183,21 +168,20 @@ int blocks_for(int64_t rows, int* blocks) {
   return cudaSuccess;
 }
 
-// Calls f(threads, row_threads, grad_weight) with compile-time constants for the plan.
+// Calls f(threads, row_threads, grad_weight) with compile-time constants: a warp per row
+// for the narrowest rows, else the smallest block of 128-1024 threads that holds one.
 template <int VEC, class F>
 int with_plan(int64_t width, bool grad_weight, F&& f) {
-  const Plan plan = plan_for<VEC>(width);
+  const int64_t vectors = width / VEC;
   auto pick = [&](auto threads, auto row_threads) {
     return grad_weight ? f(threads, row_threads, std::true_type{}) : f(threads, row_threads, std::false_type{});
   };
-  using I = std::integral_constant<int, 32>;
-  if (plan.row_threads == 32) return pick(std::integral_constant<int, 128>{}, I{});
-  if (plan.threads == 128) return pick(std::integral_constant<int, 128>{}, std::integral_constant<int, 128>{});
-  if (plan.threads == 256) return pick(std::integral_constant<int, 256>{}, std::integral_constant<int, 256>{});
-  if (plan.threads == 512) return pick(std::integral_constant<int, 512>{}, std::integral_constant<int, 512>{});
-  if (plan.threads == kMaxThreads) {
-    return pick(std::integral_constant<int, kMaxThreads>{}, std::integral_constant<int, kMaxThreads>{});
-  }
+  auto block = [&](auto threads) { return pick(threads, threads); };
+  if (vectors <= 32 * kVectorsPerThread) return pick(std::integral_constant<int, 128>{}, std::integral_constant<int, 32>{});
+  if (vectors <= 128 * kVectorsPerThread) return block(std::integral_constant<int, 128>{});
+  if (vectors <= 256 * kVectorsPerThread) return block(std::integral_constant<int, 256>{});
+  if (vectors <= 512 * kVectorsPerThread) return block(std::integral_constant<int, 512>{});
+  if (vectors <= kMaxThreads * kVectorsPerThread) return block(std::integral_constant<int, kMaxThreads>{});
   return static_cast<int>(cudaErrorInvalidValue);
 }
 
