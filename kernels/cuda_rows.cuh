@@ -8,16 +8,16 @@
 //   - up to 16 vectors per thread of 512 (sm_90, 16-byte vectors): half in the block's
 //     registers, half in its shared memory, two blocks to an SM (else up to 8 vectors per
 //     thread of 1024, in registers);
-//   - up to 8 times 256 x 8 vectors (sm_90): split over the registers of a cluster of 8
-//     blocks, which combine their partial reductions through distributed shared memory;
+//   - up to 8 times 256 x 8 vectors (sm_90): split over a cluster of 8 blocks, each holding
+//     its slice in registers and shared memory; the blocks exchange their partial
+//     reductions by writing into each other's shared memory (st.async, completing on an
+//     mbarrier), so that no cluster barrier waits on their stores;
 //   - wider: not held; every pass reads the row again (the later ones mostly from L2).
 // An op is a functor `op(row, row_index, thread, reduce)` that gets the row through the
 // interface the holders share (below) and a reducer over the threads of the row.
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
-
-#include <cooperative_groups.h>
 
 #include "cuda_common.cuh"
 
@@ -34,12 +34,13 @@ __device__ __forceinline__ void store_vector(T* y, int64_t c, const Vec<T, VEC>&
 #pragma unroll
   for (int k = 0; k < VEC; ++k) out.v[k] = from_float<T>(vals[k]);
   if constexpr (sizeof(out) == 16) {
-    // One 128-bit store: assigned member by member, the 16-bit cluster kernels' vectors
-    // were partly written in 2- and 4-byte pieces (softmax [512,131072] bf16 on the H200:
-    // 102.4 -> 91.0 us, 64 -> 48 registers; the same bytes either way)
+    // One 128-bit store, spelled out: a plain 16-byte assignment came out of the compiler
+    // as 2- and 4-byte stores in some kernels (the cluster kernels' vectors; later the
+    // first vector of every row held in registers). Same bytes; softmax [1024,65536] bf16
+    // on the H200: 82.0 -> 77.7 us
     uint4 raw;
     memcpy(&raw, &out, sizeof(raw));
-    *reinterpret_cast<uint4*>(y + c) = raw;
+    __stwb(reinterpret_cast<uint4*>(y + c), raw);
   } else {
     *reinterpret_cast<Vec<T, VEC>*>(y + c) = out;
   }
@@ -90,30 +91,30 @@ struct RegisterRow {
   }
 };
 
-/// A row twice as wide as a block's registers hold: the thread's first MAX_VECS vectors in
-/// registers (a RegisterRow of the first ROW_THREADS * MAX_VECS vectors), its next
-/// MAX_VECS in the block's shared memory, copied there by cp.async without passing through
-/// registers. Each thread reads back only the vectors it copied, so no barrier is needed;
-/// and a block needs half an SM's registers and shared memory, so that two blocks share an
-/// SM and one's reductions overlap the other's loads and stores.
-template <class T, int VEC, int ROW_THREADS, int MAX_VECS>
+/// The columns [begin, end) of a row, wider than a block's registers hold: the thread's
+/// first NEAR vectors in registers (a RegisterRow of the first ROW_THREADS * NEAR vectors),
+/// its next FAR in the block's shared memory, copied there by cp.async without passing
+/// through registers. Each thread reads back only the vectors it copied, so no barrier is
+/// needed. Held so, a whole row of up to 8192 vectors needs half an SM's registers and
+/// shared memory, so that two blocks share an SM and one's reductions overlap the other's
+/// loads and stores; a cluster block's slice needs less.
+template <class T, int VEC, int ROW_THREADS, int NEAR, int FAR>
 struct SplitRow {
   static constexpr bool kOnChip = true;
-  static constexpr int64_t kNearColumns = int64_t{ROW_THREADS} * MAX_VECS * VEC;
-  static constexpr size_t kSharedBytes = size_t{ROW_THREADS} * MAX_VECS * sizeof(Vec<T, VEC>);
-  RegisterRow<T, VEC, ROW_THREADS, MAX_VECS> near;
+  static constexpr size_t kSharedBytes = size_t{ROW_THREADS} * FAR * sizeof(Vec<T, VEC>);
+  RegisterRow<T, VEC, ROW_THREADS, NEAR> near;
   const Vec<T, VEC>* far;  // the thread's first vector in shared memory; the next ROW_THREADS on
   int64_t far_first;        // its column
   int64_t end;
 
-  __device__ __forceinline__ SplitRow(const T* x, int t, int64_t width, Vec<T, VEC>* shared)
-      : near(x, t, 0, width < kNearColumns ? width : kNearColumns),
+  __device__ __forceinline__ SplitRow(const T* x, int t, int64_t begin, int64_t row_end, Vec<T, VEC>* shared)
+      : near(x, t, begin, min(row_end, begin + int64_t{ROW_THREADS} * NEAR * VEC)),
         far(shared + t),
-        far_first(kNearColumns + int64_t{t} * VEC),
-        end(width) {
-    static_assert(sizeof(Vec<T, VEC>) == 16, "cp.async.cg copies 16 bytes");
+        far_first(begin + int64_t{ROW_THREADS} * NEAR * VEC + int64_t{t} * VEC),
+        end(row_end) {
+    static_assert(FAR == 0 || sizeof(Vec<T, VEC>) == 16, "cp.async.cg copies 16 bytes");
 #pragma unroll
-    for (int i = 0; i < MAX_VECS; ++i) {
+    for (int i = 0; i < FAR; ++i) {
       const int64_t c = column(i);
       if (c >= end) continue;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -126,7 +127,7 @@ struct SplitRow {
 #endif
     }
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("cp.async.wait_all;" ::: "memory");
+    if constexpr (FAR > 0) asm volatile("cp.async.wait_all;" ::: "memory");
 #endif
   }
   __device__ __forceinline__ int64_t column(int i) const { return far_first + int64_t{i} * ROW_THREADS * VEC; }
@@ -135,7 +136,7 @@ struct SplitRow {
   __device__ __forceinline__ void for_each(F f) const {
     near.for_each(f);
 #pragma unroll
-    for (int i = 0; i < MAX_VECS; ++i) {
+    for (int i = 0; i < FAR; ++i) {
       if (column(i) >= end) continue;
       const Vec<T, VEC> v = far[i * ROW_THREADS];
 #pragma unroll
@@ -147,7 +148,7 @@ struct SplitRow {
   __device__ __forceinline__ void store(T* y, G g) const {
     near.store(y, g);
 #pragma unroll
-    for (int i = 0; i < MAX_VECS; ++i) {
+    for (int i = 0; i < FAR; ++i) {
       const int64_t c = column(i);
       if (c >= end) continue;
       store_vector(y, c, far[i * ROW_THREADS], g);
@@ -196,11 +197,9 @@ __device__ __forceinline__ V warp_reduce(V value, Op op) {
   return value;
 }
 
-/// Combines one value per thread over the threads of a row (a warp, a block, or the
-/// blocks of a cluster) and gives every one of them the result. `op` must be associative
-/// and commutative; a cluster's blocks combine their totals in rank order, so that every
-/// block gets the same bits.
-template <int THREADS, bool WARP_PER_ROW, int CLUSTER = 1>
+/// Combines one value per thread over the threads of a row (a warp or a block) and gives
+/// every one of them the result. `op` must be associative and commutative.
+template <int THREADS, bool WARP_PER_ROW>
 struct RowReduce {
   template <class V, class Op>
   __device__ __forceinline__ V operator()(V value, Op op) const {
@@ -213,35 +212,102 @@ struct RowReduce {
       if (threadIdx.x % 32 == 0) warps[threadIdx.x / 32] = value;
       __syncthreads();
       value = warps[threadIdx.x % (THREADS / 32)];
-      value = warp_reduce<THREADS / 32>(value, op);
-      if constexpr (CLUSTER > 1) value = cluster_combine(value, op);
-      return value;
+      return warp_reduce<THREADS / 32>(value, op);
     }
   }
+};
 
-  // Two slots, taken in turn: a block writes slot n % 2 of reduction n after the sync of
-  // reduction n - 1, which every block reaches only after reading reduction n - 2's slot,
-  // so one sync per reduction suffices. rows_kernel syncs the cluster once more before its
-  // blocks exit, while others may still read their slots.
-  template <class V, class Op>
-  __device__ __forceinline__ V cluster_combine(V block_total, Op op) const {
+/// The shared memory a ClusterReduce exchanges through: per reduction, one float slot per
+/// warp of the cluster and the mbarrier that counts the bytes written into them.
+template <int THREADS, int CLUSTER>
+struct ClusterExchange {
+  static constexpr int kMaxReductions = 2;  // softmax and layer norm reduce twice, RMS norm once
+  static constexpr int kSlots = THREADS / 32 * CLUSTER;
+  uint64_t done[kMaxReductions];
+  float slots[kMaxReductions][kSlots];
+
+  /// Before any block of the cluster writes here: thread 0 sets up the mbarriers, and every
+  /// thread signals the cluster (a relaxed arrive, so it waits on nothing); `ready()` later
+  /// waits for every block's signal, once the row's loads are in flight.
+  __device__ __forceinline__ void init() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    static_assert(sizeof(V) <= sizeof(float2), "a slot holds a float2");
-    __shared__ float2 slots[2];
-    V* slot = reinterpret_cast<V*>(&slots[reductions++ % 2]);
-    const cooperative_groups::cluster_group cluster = cooperative_groups::this_cluster();
-    if (threadIdx.x == 0) *slot = block_total;
-    cluster.sync();  // every block's total is written (release / acquire across the cluster)
-    V total = *cluster.map_shared_rank(slot, 0);
+    if (threadIdx.x == 0) {
 #pragma unroll
-    for (int rank = 1; rank < CLUSTER; ++rank) total = op(total, *cluster.map_shared_rank(slot, rank));
+      for (int k = 0; k < kMaxReductions; ++k) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(address(&done[k])) : "memory");
+      }
+      asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    }
+    asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
+#endif
+  }
+  __device__ __forceinline__ void ready() const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
+#endif
+  }
+  __device__ static uint32_t address(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
+};
+
+/// RowReduce over the blocks of a cluster, through their ClusterExchanges: each warp reduces
+/// its threads' values and writes the total into slot [warp][its block's rank] of every
+/// block (lane j to block j, by st.async, which counts its bytes on that block's mbarrier);
+/// each block waits for all of its slots, then combines them in slot order, so that every
+/// block gets the same bits. No cluster barrier: a block's stores need not drain before
+/// another can go on, and a block may exit once its own slots are full (no more writes
+/// come to it; its own writes are counted by their receivers).
+template <int THREADS, int CLUSTER>
+struct ClusterReduce {
+  using Exchange = ClusterExchange<THREADS, CLUSTER>;
+  Exchange* exchange;
+  uint32_t rank;
+  mutable int reductions = 0;
+
+  template <class V, class Op>
+  __device__ __forceinline__ V operator()(V value, Op op) const {
+    static_assert(sizeof(V) == sizeof(float), "on-chip rows reduce floats");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    value = warp_reduce<32>(value, op);
+    const int k = reductions++;
+    if (k >= Exchange::kMaxReductions) __trap();
+    const int lane = threadIdx.x % 32;
+    float* slots = exchange->slots[k];
+    const uint32_t done = Exchange::address(&exchange->done[k]);
+    if (threadIdx.x == 0) {  // the phase completes when this arrival and all the bytes are in
+      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(done),
+                   "r"(static_cast<uint32_t>(sizeof(exchange->slots[k])))
+                   : "memory");
+    }
+    if (lane < CLUSTER) {
+      uint32_t remote_slot, remote_done;
+      const uint32_t slot = Exchange::address(&slots[threadIdx.x / 32 * CLUSTER + rank]);
+      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_slot) : "r"(slot), "r"(lane));
+      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_done) : "r"(done), "r"(lane));
+      asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];" ::"r"(remote_slot),
+                   "f"(value), "r"(remote_done)
+                   : "memory");
+    }
+    asm volatile(
+        "{\n .reg .pred full;\n WAIT_%=:\n"
+        " mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 full, [%0], 0;\n"
+        " @!full bra WAIT_%=;\n}" ::"r"(done)
+        : "memory");
+    constexpr int kSlots = Exchange::kSlots;
+    V total;
+    if constexpr (kSlots <= 32) {
+      total = warp_reduce<kSlots>(slots[lane % kSlots], op);
+    } else {
+      total = slots[lane];
+#pragma unroll
+      for (int j = lane + 32; j < kSlots; j += 32) total = op(total, slots[j]);
+      total = warp_reduce<32>(total, op);
+    }
     return total;
 #else
     __trap();  // launch_rows() never launches clusters before sm_90
-    return block_total;
+    return value;
 #endif
   }
-  mutable unsigned reductions = 0;
 };
 
 struct Max {
@@ -252,33 +318,43 @@ struct Sum {
   __device__ float2 operator()(float2 a, float2 b) const { return {a.x + b.x, a.y + b.y}; }
 };
 
-enum class Holder { warp_registers, block_registers, block_registers_and_shared, cluster_registers, memory };
+enum class Holder { warp_registers, block_registers, block_registers_and_shared, cluster, memory };
 
-// One row per warp, block or cluster (of CLUSTER blocks, consecutive in x); MAX_VECS
-// vectors per thread in registers.
-template <class Op, int VEC, int THREADS, Holder HOLDER, int MAX_VECS, int CLUSTER>
+/// Bytes of a cluster block's dynamic shared memory before its slice's FAR vectors.
+template <int THREADS, int CLUSTER>
+constexpr size_t cluster_exchange_bytes() {
+  return (sizeof(ClusterExchange<THREADS, CLUSTER>) + 15) / 16 * 16;
+}
+
+// One row per warp, block or cluster (of CLUSTER blocks, consecutive in x); NEAR vectors
+// per thread in registers and, for the holders that use shared memory, FAR more there.
+template <class Op, int VEC, int THREADS, Holder HOLDER, int NEAR, int FAR, int CLUSTER>
 __global__ void __launch_bounds__(THREADS) rows_kernel(Op op, int64_t rows, int64_t width) {
   using T = typename Op::Element;
   if constexpr (HOLDER == Holder::warp_registers) {
     const int64_t row = int64_t{blockIdx.x} * (THREADS / 32) + threadIdx.x / 32;
     if (row >= rows) return;  // whole warps only: no block-wide barrier follows
     const int t = threadIdx.x % 32;
-    op(RegisterRow<T, VEC, 32, MAX_VECS>(op.in + row * width, t, 0, width), row, t, RowReduce<THREADS, true>{});
-  } else if constexpr (HOLDER == Holder::cluster_registers) {
+    op(RegisterRow<T, VEC, 32, NEAR>(op.in + row * width, t, 0, width), row, t, RowReduce<THREADS, true>{});
+  } else if constexpr (HOLDER == Holder::cluster) {
+    extern __shared__ __align__(16) unsigned char dynamic_shared[];
+    auto* exchange = reinterpret_cast<ClusterExchange<THREADS, CLUSTER>*>(dynamic_shared);
+    exchange->init();
     const int64_t row = blockIdx.x / CLUSTER;
-    const int rank = static_cast<int>(blockIdx.x % CLUSTER);
+    const auto rank = static_cast<uint32_t>(blockIdx.x % CLUSTER);  // x-only clusters of consecutive blocks
     const int64_t slice = (width / VEC + CLUSTER - 1) / CLUSTER * VEC;  // columns per block
     const int64_t begin = min(width, rank * slice);
-    op(RegisterRow<T, VEC, THREADS, MAX_VECS>(op.in + row * width, threadIdx.x, begin, min(width, begin + slice)), row,
-       rank * THREADS + static_cast<int>(threadIdx.x), RowReduce<THREADS, false, CLUSTER>{});
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    cooperative_groups::this_cluster().sync();  // no block exits while another reads its slots
-#endif
+    const SplitRow<T, VEC, THREADS, NEAR, FAR> held(
+        op.in + row * width, threadIdx.x, begin, min(width, begin + slice),
+        reinterpret_cast<Vec<T, VEC>*>(dynamic_shared + cluster_exchange_bytes<THREADS, CLUSTER>()));
+    exchange->ready();  // every block's mbarriers are set up before the first exchange
+    op(held, row, static_cast<int>(rank) * THREADS + static_cast<int>(threadIdx.x),
+       ClusterReduce<THREADS, CLUSTER>{exchange, rank});
   } else if constexpr (HOLDER == Holder::block_registers_and_shared) {
     extern __shared__ __align__(16) unsigned char dynamic_shared[];
     const int64_t row = blockIdx.x;
-    op(SplitRow<T, VEC, THREADS, MAX_VECS>(op.in + row * width, threadIdx.x, width,
-                                           reinterpret_cast<Vec<T, VEC>*>(dynamic_shared)),
+    op(SplitRow<T, VEC, THREADS, NEAR, FAR>(op.in + row * width, threadIdx.x, 0, width,
+                                            reinterpret_cast<Vec<T, VEC>*>(dynamic_shared)),
        row, static_cast<int>(threadIdx.x), RowReduce<THREADS, false>{});
   } else if constexpr (HOLDER == Holder::memory) {
     const int64_t row = blockIdx.x;
@@ -286,10 +362,17 @@ __global__ void __launch_bounds__(THREADS) rows_kernel(Op op, int64_t rows, int6
        RowReduce<THREADS, false>{});
   } else {
     const int64_t row = blockIdx.x;
-    op(RegisterRow<T, VEC, THREADS, MAX_VECS>(op.in + row * width, threadIdx.x, 0, width), row,
+    op(RegisterRow<T, VEC, THREADS, NEAR>(op.in + row * width, threadIdx.x, 0, width), row,
        static_cast<int>(threadIdx.x), RowReduce<THREADS, false>{});
   }
 }
+
+/// How launch_rows holds a row: THREADS threads a row (or a warp, four rows a block), each
+/// with NEAR vectors in registers and FAR in shared memory, over CLUSTER blocks.
+template <int THREADS, int NEAR, int FAR = 0, int CLUSTER = 1>
+struct RowGeometry {
+  static constexpr int threads = THREADS, near = NEAR, far = FAR, cluster = CLUSTER;
+};
 
 /// Runs `op` over `rows` rows of `width` elements (a multiple of VEC, each row aligned to
 /// a vector), holding each as the width and the device allow. `Op` has `using Element =
@@ -302,17 +385,19 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream) 
   if (rows == 0 || width == 0) return cudaSuccess;
   if (rows > 0x7fffffff / 8) return static_cast<int>(cudaErrorInvalidValue);
   const int64_t vectors = width / VEC;
-  auto launch = [&](auto threads, auto holder, auto max_vecs, auto cluster, int64_t blocks) {
-    constexpr int kThreads = decltype(threads)::value;
-    constexpr int kCluster = decltype(cluster)::value;
+  auto launch = [&](auto holder, auto geometry, int64_t blocks) {
+    using Geometry = decltype(geometry);
     constexpr Holder kHolder = decltype(holder)::value;
-    auto* kernel = &rows_kernel<Op, VEC, kThreads, kHolder, decltype(max_vecs)::value, kCluster>;
+    constexpr int kThreads = Geometry::threads, kNear = Geometry::near, kFar = Geometry::far;
+    constexpr int kCluster = Geometry::cluster;
+    auto* kernel = &rows_kernel<Op, VEC, kThreads, kHolder, kNear, kFar, kCluster>;
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(static_cast<unsigned>(blocks));
     config.blockDim = dim3(kThreads);
     config.stream = stream;
-    if constexpr (kHolder == Holder::block_registers_and_shared) {
-      config.dynamicSmemBytes = SplitRow<T, VEC, kThreads, decltype(max_vecs)::value>::kSharedBytes;
+    if constexpr (kHolder == Holder::block_registers_and_shared || kHolder == Holder::cluster) {
+      config.dynamicSmemBytes = SplitRow<T, VEC, kThreads, kNear, kFar>::kSharedBytes +
+                                (kHolder == Holder::cluster ? cluster_exchange_bytes<kThreads, kCluster>() : 0);
       const cudaError_t error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                      static_cast<int>(config.dynamicSmemBytes));
       if (error != cudaSuccess) return static_cast<int>(error);
@@ -328,47 +413,42 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream) 
   };
   using Warp = std::integral_constant<Holder, Holder::warp_registers>;
   using Block = std::integral_constant<Holder, Holder::block_registers>;
-  using Cluster = std::integral_constant<Holder, Holder::cluster_registers>;
+  using BlockAndShared = std::integral_constant<Holder, Holder::block_registers_and_shared>;
+  using Cluster = std::integral_constant<Holder, Holder::cluster>;
   using Memory = std::integral_constant<Holder, Holder::memory>;
-  using One = std::integral_constant<int, 1>;
-  using Eight = std::integral_constant<int, 8>;
-  using Threads64 = std::integral_constant<int, 64>;
-  using Threads128 = std::integral_constant<int, 128>;
-  using Threads256 = std::integral_constant<int, 256>;
   // A warp per row needs rows enough to fill the SMs; fewer rows get a block each.
   if (rows >= 1024 || vectors <= 32) {
     const int64_t four_rows = (rows + 3) / 4;  // 128-thread blocks, four rows each
-    if (vectors <= 32) return launch(Threads128{}, Warp{}, One{}, One{}, four_rows);
-    if (vectors <= 64) return launch(Threads128{}, Warp{}, std::integral_constant<int, 2>{}, One{}, four_rows);
-    if (vectors <= 128) return launch(Threads128{}, Warp{}, std::integral_constant<int, 4>{}, One{}, four_rows);
-    if (vectors <= 256) return launch(Threads128{}, Warp{}, Eight{}, One{}, four_rows);
+    if (vectors <= 32) return launch(Warp{}, RowGeometry<128, 1>{}, four_rows);
+    if (vectors <= 64) return launch(Warp{}, RowGeometry<128, 2>{}, four_rows);
+    if (vectors <= 128) return launch(Warp{}, RowGeometry<128, 4>{}, four_rows);
+    if (vectors <= 256) return launch(Warp{}, RowGeometry<128, 8>{}, four_rows);
   } else {
-    if (vectors <= 64 * 2) return launch(Threads64{}, Block{}, Eight{}, One{}, rows);
-    if (vectors <= 128 * 2) return launch(Threads128{}, Block{}, Eight{}, One{}, rows);
+    if (vectors <= 64 * 2) return launch(Block{}, RowGeometry<64, 8>{}, rows);
+    if (vectors <= 128 * 2) return launch(Block{}, RowGeometry<128, 8>{}, rows);
   }
-  if (vectors <= 64 * 8) return launch(Threads64{}, Block{}, Eight{}, One{}, rows);
-  if (vectors <= 128 * 8) return launch(Threads128{}, Block{}, Eight{}, One{}, rows);
-  if (vectors <= 256 * 8) return launch(Threads256{}, Block{}, Eight{}, One{}, rows);
+  if (vectors <= 64 * 8) return launch(Block{}, RowGeometry<64, 8>{}, rows);
+  if (vectors <= 128 * 8) return launch(Block{}, RowGeometry<128, 8>{}, rows);
+  if (vectors <= 256 * 8) return launch(Block{}, RowGeometry<256, 8>{}, rows);
   // Measured on the H200 (bench/cuda_rows_variants.cu, native-ops bench; docs/BENCHMARKS.md):
-  // up to 512 x 8 vectors, a row in one block's registers runs fastest (a cluster's syncs
-  // cost more than the overlap it buys); up to 512 x 16, half in shared memory with two
-  // blocks to an SM beats one 1024-thread block alone on it; wider rows run faster over a
-  // cluster's registers than re-read.
-  if (vectors <= 512 * 8) return launch(std::integral_constant<int, 512>{}, Block{}, Eight{}, One{}, rows);
+  // up to 512 x 8 vectors, a row in one block's registers runs fastest (a cluster's
+  // exchanges cost more than the overlap it buys); up to 512 x 16, half in shared memory
+  // with two blocks to an SM; wider rows over a cluster's registers and shared memory.
+  if (vectors <= 512 * 8) return launch(Block{}, RowGeometry<512, 8>{}, rows);
   int device = 0, major = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
       cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
     return static_cast<int>(cudaGetLastError());
   }
   if constexpr (VEC * sizeof(T) == 16) {
-    if (major >= 9 && vectors <= 512 * 16) {
-      return launch(std::integral_constant<int, 512>{}, std::integral_constant<Holder, Holder::block_registers_and_shared>{},
-                    Eight{}, One{}, rows);
+    if (major >= 9) {
+      if (vectors <= 512 * 16) return launch(BlockAndShared{}, RowGeometry<512, 8, 8>{}, rows);
+      if (vectors <= 8 * 256 * 8) return launch(Cluster{}, RowGeometry<256, 2, 6, 8>{}, rows * 8);
     }
   }
-  if (vectors <= 1024 * 8) return launch(std::integral_constant<int, 1024>{}, Block{}, Eight{}, One{}, rows);
-  if (major >= 9 && vectors <= 8 * 256 * 8) return launch(Threads256{}, Cluster{}, Eight{}, Eight{}, rows * 8);
-  return launch(std::integral_constant<int, 1024>{}, Memory{}, One{}, One{}, rows);
+  if (vectors <= 1024 * 8) return launch(Block{}, RowGeometry<1024, 8>{}, rows);
+  if (major >= 9 && vectors <= 8 * 256 * 8) return launch(Cluster{}, RowGeometry<256, 8, 0, 8>{}, rows * 8);
+  return launch(Memory{}, RowGeometry<1024, 1>{}, rows);
 }
 
 }  // namespace native_ops::cuda
