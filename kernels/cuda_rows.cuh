@@ -53,7 +53,8 @@ __device__ __forceinline__ void store_vector(T* y, int64_t c, const Vec<T, VEC>&
 ///   kOnChip        false when each pass re-reads the row from memory.
 /// A RegisterRow holds the columns [begin, end) of a row (a cluster block's slice, or all
 /// of it); its thread's i-th vector starts at column begin + (i * ROW_THREADS + t) * VEC.
-template <class T, int VEC, int ROW_THREADS, int MAX_VECS>
+/// FULL: the columns fill every vector of every thread, so no column needs its bounds check.
+template <class T, int VEC, int ROW_THREADS, int MAX_VECS, bool FULL = false>
 struct RegisterRow {
   static constexpr bool kOnChip = true;
   Vec<T, VEC> v[MAX_VECS];
@@ -65,7 +66,7 @@ struct RegisterRow {
 #pragma unroll
     for (int i = 0; i < MAX_VECS; ++i) {  // every load issued before the first use
       const int64_t c = column(i);
-      if (c < end) v[i] = *reinterpret_cast<const Vec<T, VEC>*>(x + c);
+      if (FULL || c < end) v[i] = *reinterpret_cast<const Vec<T, VEC>*>(x + c);
     }
   }
   __device__ __forceinline__ int64_t column(int i) const { return first + int64_t{i} * ROW_THREADS * VEC; }
@@ -74,7 +75,7 @@ struct RegisterRow {
   __device__ __forceinline__ void for_each(F f) const {
 #pragma unroll
     for (int i = 0; i < MAX_VECS; ++i) {
-      if (column(i) >= end) continue;
+      if (!FULL && column(i) >= end) continue;
 #pragma unroll
       for (int k = 0; k < VEC; ++k) f(to_float(v[i].v[k]));
     }
@@ -85,7 +86,7 @@ struct RegisterRow {
 #pragma unroll
     for (int i = 0; i < MAX_VECS; ++i) {
       const int64_t c = column(i);
-      if (c >= end) continue;
+      if (!FULL && c >= end) continue;
       store_vector(y, c, v[i], g);
     }
   }
@@ -97,12 +98,15 @@ struct RegisterRow {
 /// through registers. Each thread reads back only the vectors it copied, so no barrier is
 /// needed. Held so, a whole row of up to 8192 vectors needs half an SM's registers and
 /// shared memory, so that two blocks share an SM and one's reductions overlap the other's
-/// loads and stores; a cluster block's slice needs less.
-template <class T, int VEC, int ROW_THREADS, int NEAR, int FAR>
+/// loads and stores; a cluster block's slice needs less. FULL as for RegisterRow: the
+/// columns fill every vector (the cluster holder's full slices skip the checks: float32
+/// [1024,65536] softmax on the H200, 143.7 -> 137.8 us).
+template <class T, int VEC, int ROW_THREADS, int NEAR, int FAR, bool FULL = false>
 struct SplitRow {
+  static constexpr int64_t kColumns = int64_t{ROW_THREADS} * (NEAR + FAR) * VEC;
   static constexpr bool kOnChip = true;
   static constexpr size_t kSharedBytes = size_t{ROW_THREADS} * FAR * sizeof(Vec<T, VEC>);
-  RegisterRow<T, VEC, ROW_THREADS, NEAR> near;
+  RegisterRow<T, VEC, ROW_THREADS, NEAR, FULL> near;
   const Vec<T, VEC>* far;  // the thread's first vector in shared memory; the next ROW_THREADS on
   int64_t far_first;        // its column
   int64_t end;
@@ -116,7 +120,7 @@ struct SplitRow {
 #pragma unroll
     for (int i = 0; i < FAR; ++i) {
       const int64_t c = column(i);
-      if (c >= end) continue;
+      if (!FULL && c >= end) continue;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
                        static_cast<uint32_t>(__cvta_generic_to_shared(far + i * ROW_THREADS))),
@@ -137,7 +141,7 @@ struct SplitRow {
     near.for_each(f);
 #pragma unroll
     for (int i = 0; i < FAR; ++i) {
-      if (column(i) >= end) continue;
+      if (!FULL && column(i) >= end) continue;
       const Vec<T, VEC> v = far[i * ROW_THREADS];
 #pragma unroll
       for (int k = 0; k < VEC; ++k) f(to_float(v.v[k]));
@@ -150,7 +154,7 @@ struct SplitRow {
 #pragma unroll
     for (int i = 0; i < FAR; ++i) {
       const int64_t c = column(i);
-      if (c >= end) continue;
+      if (!FULL && c >= end) continue;
       store_vector(y, c, far[i * ROW_THREADS], g);
     }
   }
@@ -344,12 +348,20 @@ __global__ void __launch_bounds__(THREADS) rows_kernel(Op op, int64_t rows, int6
     const auto rank = static_cast<uint32_t>(blockIdx.x % CLUSTER);  // x-only clusters of consecutive blocks
     const int64_t slice = (width / VEC + CLUSTER - 1) / CLUSTER * VEC;  // columns per block
     const int64_t begin = min(width, rank * slice);
-    const SplitRow<T, VEC, THREADS, NEAR, FAR> held(
-        op.in + row * width, threadIdx.x, begin, min(width, begin + slice),
-        reinterpret_cast<Vec<T, VEC>*>(dynamic_shared + cluster_exchange_bytes<THREADS, CLUSTER>()));
-    exchange->ready();  // every block's mbarriers are set up before the first exchange
-    op(held, row, static_cast<int>(rank) * THREADS + static_cast<int>(threadIdx.x),
-       ClusterReduce<THREADS, CLUSTER>{exchange, rank});
+    const int64_t end = min(width, begin + slice);
+    auto* far = reinterpret_cast<Vec<T, VEC>*>(dynamic_shared + cluster_exchange_bytes<THREADS, CLUSTER>());
+    auto run = [&](auto full) {
+      const SplitRow<T, VEC, THREADS, NEAR, FAR, decltype(full)::value> held(op.in + row * width, threadIdx.x, begin,
+                                                                            end, far);
+      exchange->ready();  // every block's mbarriers are set up before the first exchange
+      op(held, row, static_cast<int>(rank) * THREADS + static_cast<int>(threadIdx.x),
+         ClusterReduce<THREADS, CLUSTER>{exchange, rank});
+    };
+    if (end - begin == SplitRow<T, VEC, THREADS, NEAR, FAR>::kColumns) {
+      run(std::true_type{});
+    } else {
+      run(std::false_type{});
+    }
   } else if constexpr (HOLDER == Holder::block_registers_and_shared) {
     extern __shared__ __align__(16) unsigned char dynamic_shared[];
     const int64_t row = blockIdx.x;

@@ -112,6 +112,8 @@ std::vector<Sample> norm_samples(c10::Device device, c10::ScalarType dtype, cons
   add(SampleClass::large, {{64, 32000}});
   add(SampleClass::large, {{300, 16400}});   // triton: persistent, more rows than SMs
   add(SampleClass::large, {{4, 40000}});     // cuda: 16-bit rows half in shared memory
+  add(SampleClass::large, {{2, 65536}});     // cuda: float32 rows filling a cluster's slices
+  add(SampleClass::large, {{2, 131072}});    // cuda: 16-bit rows filling a cluster's slices
   add(SampleClass::large, {{2, 1 << 19}});  // wider than shared memory: read twice
   add(SampleClass::transposed, {{256, 512}, 1, true, true, 1e-5, laid_out(Layout::transposed)});
   add(SampleClass::step_sliced, {{128, 1024}, 1, true, true, 1e-5, laid_out(Layout::step_sliced)});
