@@ -103,6 +103,8 @@ Verdict rms_norm_backward_applies(const at::Tensor& grad_out, const at::Tensor& 
   }
   const int64_t vector = 16 / static_cast<int64_t>(input.element_size());
   if (width % vector != 0) return decline("rows are not a multiple of 16 bytes");
+  // A literal reason (a decline allocates nothing on the routing path), tied to the limit:
+  static_assert(NATIVE_OPS_RMS_NORM_BACKWARD_MAX_VECTORS * 8 == 16384, "the reason below names the limit");
   if (width / vector > NATIVE_OPS_RMS_NORM_BACKWARD_MAX_VECTORS) {
     return decline("rows wider than 16384 16-bit or 8192 float32 elements: aten's kernel");
   }
