@@ -5,13 +5,11 @@
 // depends on its width:
 //   - narrow rows: in the registers of one warp (four rows per 128-thread block);
 //   - up to 8 vectors per thread of a block (up to 512 threads): in the block's registers;
-//   - up to 16 vectors per thread of 512 (sm_90, 16-byte vectors): half in the block's
-//     registers, half in its shared memory, two blocks to an SM (else up to 8 vectors per
-//     thread of 1024, in registers);
 //   - up to 8 times 256 x 8 vectors (sm_90): split over a cluster of 8 blocks, each holding
-//     its slice in registers and shared memory; the blocks exchange their partial
-//     reductions by writing into each other's shared memory (st.async, completing on an
-//     mbarrier), so that no cluster barrier waits on their stores;
+//     its slice in registers (and, for the widest 16-bit rows, partly in shared memory);
+//     the blocks exchange their partial reductions by writing into each other's shared
+//     memory (st.async, completing on an mbarrier), so that no cluster barrier waits on
+//     their stores (before sm_90: up to 8 vectors per thread of 1024, in registers);
 //   - wider: not held; every pass reads the row again (the later ones mostly from L2).
 // An op is a functor `op(row, row_index, thread, reduce)` that gets the row through the
 // interface the holders share (below) and a reducer over the threads of the row.
@@ -92,15 +90,12 @@ struct RegisterRow {
   }
 };
 
-/// The columns [begin, end) of a row, wider than a block's registers hold: the thread's
-/// first NEAR vectors in registers (a RegisterRow of the first ROW_THREADS * NEAR vectors),
-/// its next FAR in the block's shared memory, copied there by cp.async without passing
-/// through registers. Each thread reads back only the vectors it copied, so no barrier is
-/// needed. Held so, a whole row of up to 8192 vectors needs half an SM's registers and
-/// shared memory, so that two blocks share an SM and one's reductions overlap the other's
-/// loads and stores; a cluster block's slice needs less. FULL as for RegisterRow: the
-/// columns fill every vector (the cluster holder's full slices skip the checks: float32
-/// [1024,65536] softmax on the H200, 143.7 -> 137.8 us).
+/// The columns [begin, end) of a row (a cluster block's slice): the thread's first NEAR
+/// vectors in registers (a RegisterRow of the first ROW_THREADS * NEAR vectors), its next
+/// FAR in the block's shared memory, copied there by cp.async without passing through
+/// registers. Each thread reads back only the vectors it copied, so no barrier is needed.
+/// FULL as for RegisterRow: the columns fill every vector (full slices skip the checks:
+/// float32 [1024,65536] softmax on the H200, 143.7 -> 137.8 us).
 template <class T, int VEC, int ROW_THREADS, int NEAR, int FAR, bool FULL = false>
 struct SplitRow {
   static constexpr int64_t kColumns = int64_t{ROW_THREADS} * (NEAR + FAR) * VEC;
@@ -322,7 +317,7 @@ struct Sum {
   __device__ float2 operator()(float2 a, float2 b) const { return {a.x + b.x, a.y + b.y}; }
 };
 
-enum class Holder { warp_registers, block_registers, block_registers_and_shared, cluster, memory };
+enum class Holder { warp_registers, block_registers, cluster, memory };
 
 /// Bytes of a cluster block's dynamic shared memory before its slice's FAR vectors.
 template <int THREADS, int CLUSTER>
@@ -362,12 +357,6 @@ __global__ void __launch_bounds__(THREADS) rows_kernel(Op op, int64_t rows, int6
     } else {
       run(std::false_type{});
     }
-  } else if constexpr (HOLDER == Holder::block_registers_and_shared) {
-    extern __shared__ __align__(16) unsigned char dynamic_shared[];
-    const int64_t row = blockIdx.x;
-    op(SplitRow<T, VEC, THREADS, NEAR, FAR>(op.in + row * width, threadIdx.x, 0, width,
-                                            reinterpret_cast<Vec<T, VEC>*>(dynamic_shared)),
-       row, static_cast<int>(threadIdx.x), RowReduce<THREADS, false>{});
   } else if constexpr (HOLDER == Holder::memory) {
     const int64_t row = blockIdx.x;
     op(MemoryRow<T, VEC, THREADS>(op.in + row * width, threadIdx.x, width), row, static_cast<int>(threadIdx.x),
@@ -407,9 +396,9 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream) 
     config.gridDim = dim3(static_cast<unsigned>(blocks));
     config.blockDim = dim3(kThreads);
     config.stream = stream;
-    if constexpr (kHolder == Holder::block_registers_and_shared || kHolder == Holder::cluster) {
-      config.dynamicSmemBytes = SplitRow<T, VEC, kThreads, kNear, kFar>::kSharedBytes +
-                                (kHolder == Holder::cluster ? cluster_exchange_bytes<kThreads, kCluster>() : 0);
+    if constexpr (kHolder == Holder::cluster) {
+      config.dynamicSmemBytes =
+          SplitRow<T, VEC, kThreads, kNear, kFar>::kSharedBytes + cluster_exchange_bytes<kThreads, kCluster>();
       const cudaError_t error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                      static_cast<int>(config.dynamicSmemBytes));
       if (error != cudaSuccess) return static_cast<int>(error);
@@ -425,7 +414,6 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream) 
   };
   using Warp = std::integral_constant<Holder, Holder::warp_registers>;
   using Block = std::integral_constant<Holder, Holder::block_registers>;
-  using BlockAndShared = std::integral_constant<Holder, Holder::block_registers_and_shared>;
   using Cluster = std::integral_constant<Holder, Holder::cluster>;
   using Memory = std::integral_constant<Holder, Holder::memory>;
   // A warp per row needs rows enough to fill the SMs; fewer rows get a block each.
@@ -444,8 +432,12 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream) 
   if (vectors <= 256 * 8) return launch(Block{}, RowGeometry<256, 8>{}, rows);
   // Measured on the H200 (bench/cuda_rows_variants.cu, native-ops bench; docs/BENCHMARKS.md):
   // up to 512 x 8 vectors, a row in one block's registers runs fastest (a cluster's
-  // exchanges cost more than the overlap it buys); up to 512 x 16, half in shared memory
-  // with two blocks to an SM; wider rows over a cluster's registers and shared memory.
+  // exchanges cost more than the overlap it buys); wider rows over a cluster of 8 small
+  // blocks, each holding its slice in registers: up to 8 x 128 x 8 vectors, 128-thread
+  // blocks with 64-72 registers, eight to an SM (ahead of a 512-thread block holding half
+  // of a row in shared memory by 2-13%, and 19% for float32 layer norm); wider, 256-thread
+  // blocks, whose 16-bit rows keep 6 of their 8 vectors in shared memory (2-4% ahead of
+  // all in registers for the norms, 3% behind for softmax).
   if (vectors <= 512 * 8) return launch(Block{}, RowGeometry<512, 8>{}, rows);
   int device = 0, major = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
@@ -454,8 +446,12 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream) 
   }
   if constexpr (VEC * sizeof(T) == 16) {
     if (major >= 9) {
-      if (vectors <= 512 * 16) return launch(BlockAndShared{}, RowGeometry<512, 8, 8>{}, rows);
-      if (vectors <= 8 * 256 * 8) return launch(Cluster{}, RowGeometry<256, 2, 6, 8>{}, rows * 8);
+      if (vectors <= 8 * 128 * 8) return launch(Cluster{}, RowGeometry<128, 8, 0, 8>{}, rows * 8);
+      if constexpr (sizeof(T) == 4) {
+        if (vectors <= 8 * 256 * 8) return launch(Cluster{}, RowGeometry<256, 8, 0, 8>{}, rows * 8);
+      } else {
+        if (vectors <= 8 * 256 * 8) return launch(Cluster{}, RowGeometry<256, 2, 6, 8>{}, rows * 8);
+      }
     }
   }
   if (vectors <= 1024 * 8) return launch(Block{}, RowGeometry<1024, 8>{}, rows);
