@@ -326,9 +326,12 @@ constexpr size_t cluster_exchange_bytes() {
 }
 
 // One row per warp, block or cluster (of CLUSTER blocks, consecutive in x); NEAR vectors
-// per thread in registers and, for the holders that use shared memory, FAR more there.
-template <class Op, int VEC, int THREADS, Holder HOLDER, int NEAR, int FAR, int CLUSTER>
-__global__ void __launch_bounds__(THREADS) rows_kernel(Op op, int64_t rows, int64_t width) {
+// per thread in registers and, for the holders that use shared memory, FAR more there;
+// registers capped so that MIN_BLOCKS blocks fit on an SM. 0 asks for no cap: an explicit
+// 1, though it caps nothing, changed nvcc's register allocation of other kernels (bf16
+// rms_norm [4096,32000] on the H200: 134 -> 161 us).
+template <class Op, int VEC, int THREADS, Holder HOLDER, int NEAR, int FAR, int CLUSTER, int MIN_BLOCKS = 0>
+__global__ void __launch_bounds__(THREADS, MIN_BLOCKS) rows_kernel(Op op, int64_t rows, int64_t width) {
   using T = typename Op::Element;
   if constexpr (HOLDER == Holder::warp_registers) {
     const int64_t row = int64_t{blockIdx.x} * (THREADS / 32) + threadIdx.x / 32;
@@ -369,10 +372,11 @@ __global__ void __launch_bounds__(THREADS) rows_kernel(Op op, int64_t rows, int6
 }
 
 /// How launch_rows holds a row: THREADS threads a row (or a warp, four rows a block), each
-/// with NEAR vectors in registers and FAR in shared memory, over CLUSTER blocks.
-template <int THREADS, int NEAR, int FAR = 0, int CLUSTER = 1>
+/// with NEAR vectors in registers and FAR in shared memory, over CLUSTER blocks; at least
+/// MIN_BLOCKS blocks to an SM (a register cap for the compiler; 0: none).
+template <int THREADS, int NEAR, int FAR = 0, int CLUSTER = 1, int MIN_BLOCKS = 0>
 struct RowGeometry {
-  static constexpr int threads = THREADS, near = NEAR, far = FAR, cluster = CLUSTER;
+  static constexpr int threads = THREADS, near = NEAR, far = FAR, cluster = CLUSTER, min_blocks = MIN_BLOCKS;
 };
 
 /// Runs `op` over `rows` rows of `width` elements (a multiple of VEC, each row aligned to
@@ -391,7 +395,7 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream) 
     constexpr Holder kHolder = decltype(holder)::value;
     constexpr int kThreads = Geometry::threads, kNear = Geometry::near, kFar = Geometry::far;
     constexpr int kCluster = Geometry::cluster;
-    auto* kernel = &rows_kernel<Op, VEC, kThreads, kHolder, kNear, kFar, kCluster>;
+    auto* kernel = &rows_kernel<Op, VEC, kThreads, kHolder, kNear, kFar, kCluster, Geometry::min_blocks>;
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(static_cast<unsigned>(blocks));
     config.blockDim = dim3(kThreads);
@@ -434,10 +438,13 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream) 
   // up to 512 x 8 vectors, a row in one block's registers runs fastest (a cluster's
   // exchanges cost more than the overlap it buys); wider rows over a cluster of 8 small
   // blocks, each holding its slice in registers: up to 8 x 128 x 8 vectors, 128-thread
-  // blocks with 64-72 registers, eight to an SM (ahead of a 512-thread block holding half
-  // of a row in shared memory by 2-13%, and 19% for float32 layer norm); wider, 256-thread
-  // blocks, whose 16-bit rows keep 6 of their 8 vectors in shared memory (2-4% ahead of
-  // all in registers for the norms, 3% behind for softmax).
+  // blocks (ahead of a 512-thread block holding half of a row in shared memory by 2-13%,
+  // and 19% for float32 layer norm), 16-bit ones capped at 64 registers for eight blocks
+  // an SM (the norms took 72-80 registers, six blocks, and ran 3-6% slower); wider,
+  // 256-thread blocks, whose 16-bit rows keep 6 of their 8 vectors in shared memory (2-4%
+  // ahead of all in registers for the norms, 3% behind for softmax), and whose float32
+  // rows are capped for three blocks an SM (float32 softmax took 80 or 96 registers
+  // depending on unrelated code, and ran 136 or 161 us).
   if (vectors <= 512 * 8) return launch(Block{}, RowGeometry<512, 8>{}, rows);
   int device = 0, major = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
@@ -446,10 +453,11 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream) 
   }
   if constexpr (VEC * sizeof(T) == 16) {
     if (major >= 9) {
-      if (vectors <= 8 * 128 * 8) return launch(Cluster{}, RowGeometry<128, 8, 0, 8>{}, rows * 8);
       if constexpr (sizeof(T) == 4) {
-        if (vectors <= 8 * 256 * 8) return launch(Cluster{}, RowGeometry<256, 8, 0, 8>{}, rows * 8);
+        if (vectors <= 8 * 128 * 8) return launch(Cluster{}, RowGeometry<128, 8, 0, 8>{}, rows * 8);
+        if (vectors <= 8 * 256 * 8) return launch(Cluster{}, RowGeometry<256, 8, 0, 8, 3>{}, rows * 8);
       } else {
+        if (vectors <= 8 * 128 * 8) return launch(Cluster{}, RowGeometry<128, 8, 0, 8, 8>{}, rows * 8);
         if (vectors <= 8 * 256 * 8) return launch(Cluster{}, RowGeometry<256, 2, 6, 8>{}, rows * 8);
       }
     }
