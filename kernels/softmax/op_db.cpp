@@ -92,9 +92,9 @@ std::vector<Sample> softmax_samples(c10::Device device, c10::ScalarType dtype, c
   add(SampleClass::odd_sizes, {4099, 17}, -1, {});
   add(SampleClass::large, {1024, 1024}, -1, {});
   add(SampleClass::large, {300, 16400}, -1, {});  // triton: persistent, more rows than SMs
-  add(SampleClass::large, {4, 40000}, -1, {});    // cuda: 16-bit rows half in shared memory
-  add(SampleClass::large, {2, 65536}, -1, {});    // cuda: float32 rows filling a cluster's slices
-  add(SampleClass::large, {2, 131072}, -1, {});   // cuda: 16-bit rows filling a cluster's slices
+  add(SampleClass::large, {4, 40000}, -1, {});    // cuda: rows over a cluster, slices not full
+  add(SampleClass::large, {2, 65536}, -1, {});    // cuda: rows filling a cluster's slices in registers
+  add(SampleClass::large, {2, 131072}, -1, {});   // cuda: 16-bit slices partly in shared memory
   add(SampleClass::large, {2, 1 << 19}, -1, {});
   add(SampleClass::transposed, {256, 512}, -1, laid_out(Layout::transposed));
   add(SampleClass::step_sliced, {128, 1024}, -1, laid_out(Layout::step_sliced));
