@@ -329,8 +329,10 @@ constexpr size_t cluster_exchange_bytes() {
 // per thread in registers and, for the holders that use shared memory, FAR more there;
 // registers capped so that MIN_BLOCKS blocks fit on an SM. 0 asks for no cap: an explicit
 // 1, though it caps nothing, changed nvcc's register allocation of other kernels (bf16
-// rms_norm [4096,32000] on the H200: 134 -> 161 us).
-template <class Op, int VEC, int THREADS, Holder HOLDER, int NEAR, int FAR, int CLUSTER, int MIN_BLOCKS = 0>
+// rms_norm [4096,32000] on the H200: 134 -> 161 us). FULL_SLICES (clusters): every block's
+// slice fills its vectors, so no column is checked against the row's end.
+template <class Op, int VEC, int THREADS, Holder HOLDER, int NEAR, int FAR, int CLUSTER, int MIN_BLOCKS = 0,
+          bool FULL_SLICES = false>
 __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) rows_kernel(Op op, int64_t rows, int64_t width) {
   using T = typename Op::Element;
   if constexpr (HOLDER == Holder::warp_registers) {
@@ -348,18 +350,10 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) rows_kernel(Op op, int64_
     const int64_t begin = min(width, rank * slice);
     const int64_t end = min(width, begin + slice);
     auto* far = reinterpret_cast<Vec<T, VEC>*>(dynamic_shared + cluster_exchange_bytes<THREADS, CLUSTER>());
-    auto run = [&](auto full) {
-      const SplitRow<T, VEC, THREADS, NEAR, FAR, decltype(full)::value> held(op.in + row * width, threadIdx.x, begin,
-                                                                            end, far);
-      exchange->ready();  // every block's mbarriers are set up before the first exchange
-      op(held, row, static_cast<int>(rank) * THREADS + static_cast<int>(threadIdx.x),
-         ClusterReduce<THREADS, CLUSTER>{exchange, rank});
-    };
-    if (end - begin == SplitRow<T, VEC, THREADS, NEAR, FAR>::kColumns) {
-      run(std::true_type{});
-    } else {
-      run(std::false_type{});
-    }
+    const SplitRow<T, VEC, THREADS, NEAR, FAR, FULL_SLICES> held(op.in + row * width, threadIdx.x, begin, end, far);
+    exchange->ready();  // every block's mbarriers are set up before the first exchange
+    op(held, row, static_cast<int>(rank) * THREADS + static_cast<int>(threadIdx.x),
+       ClusterReduce<THREADS, CLUSTER>{exchange, rank});
   } else if constexpr (HOLDER == Holder::memory) {
     const int64_t row = blockIdx.x;
     op(MemoryRow<T, VEC, THREADS>(op.in + row * width, threadIdx.x, width), row, static_cast<int>(threadIdx.x),
@@ -395,14 +389,25 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream) 
     constexpr Holder kHolder = decltype(holder)::value;
     constexpr int kThreads = Geometry::threads, kNear = Geometry::near, kFar = Geometry::far;
     constexpr int kCluster = Geometry::cluster;
-    auto* kernel = &rows_kernel<Op, VEC, kThreads, kHolder, kNear, kFar, kCluster, Geometry::min_blocks>;
+    using Slice = SplitRow<T, VEC, kThreads, kNear, kFar>;
+    // Rows that fill every slice get a kernel without bounds checks, the others one that
+    // checks every column: a single kernel holding both paths (chosen per block) spilled
+    // under the 16-bit register cap. On the H200, bf16 rms_norm / layer_norm [1024,65536]
+    // 78.7 / 84.1 -> 77.1 / 82.3 us, float32 softmax [1024,40000] 110.8 -> 96.2; two got
+    // slower: bf16 softmax [512,131072] 74.8 -> 76.3, float32 layer_norm [1024,40000]
+    // 108.5 -> 111.0.
+    auto* kernel = &rows_kernel<Op, VEC, kThreads, kHolder, kNear, kFar, kCluster, Geometry::min_blocks, false>;
+    if constexpr (kHolder == Holder::cluster) {
+      if (width == kCluster * Slice::kColumns) {
+        kernel = &rows_kernel<Op, VEC, kThreads, kHolder, kNear, kFar, kCluster, Geometry::min_blocks, true>;
+      }
+    }
     cudaLaunchConfig_t config{};
     config.gridDim = dim3(static_cast<unsigned>(blocks));
     config.blockDim = dim3(kThreads);
     config.stream = stream;
     if constexpr (kHolder == Holder::cluster) {
-      config.dynamicSmemBytes =
-          SplitRow<T, VEC, kThreads, kNear, kFar>::kSharedBytes + cluster_exchange_bytes<kThreads, kCluster>();
+      config.dynamicSmemBytes = Slice::kSharedBytes + cluster_exchange_bytes<kThreads, kCluster>();
       const cudaError_t error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                      static_cast<int>(config.dynamicSmemBytes));
       if (error != cudaSuccess) return static_cast<int>(error);
