@@ -395,7 +395,7 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream) 
     // under the 16-bit register cap. On the H200, bf16 rms_norm / layer_norm [1024,65536]
     // 78.7 / 84.1 -> 77.1 / 82.3 us, float32 softmax [1024,40000] 110.8 -> 96.2; two got
     // slower: bf16 softmax [512,131072] 74.8 -> 76.3, float32 layer_norm [1024,40000]
-    // 108.5 -> 111.0.
+    // 108.6 -> 111.1.
     auto* kernel = &rows_kernel<Op, VEC, kThreads, kHolder, kNear, kFar, kCluster, Geometry::min_blocks, false>;
     if constexpr (kHolder == Holder::cluster) {
       if (width == kCluster * Slice::kColumns) {
