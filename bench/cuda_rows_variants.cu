@@ -41,8 +41,8 @@ template <class T> void shape(const char* name, int64_t rows, int64_t width, voi
   auto row = [&](const char* op, auto& o) {
     using Op = std::decay_t<decltype(o)>;
     float chosen = median_us([&] { CHECK((cudaError_t)launch_rows<V>(o, rows, width, 0)); });
-    float block1024 = width / V <= 8192 ? median_us([&] { rows_kernel<Op, V, 1024, Holder::block_registers, 8, 0, 1><<<rows, 1024>>>(o, rows, width); }) : -1;
-    float mem = median_us([&] { rows_kernel<Op, V, 1024, Holder::memory, 1, 0, 1><<<rows, 1024>>>(o, rows, width); });
+    float block1024 = width / V <= 8192 ? median_us([&] { rows_kernel<Op, V, Holder::block_registers, RowGeometry<1024, 8>><<<rows, 1024>>>(o, rows, width); }) : -1;
+    float mem = median_us([&] { rows_kernel<Op, V, Holder::memory, RowGeometry<1024, 1>><<<rows, 1024>>>(o, rows, width); });
     printf("%-8s %-5s [%6ld,%6ld] floor %6.1f | chosen %6.1f (%3.0f%%) | block1024 %6.1f (%3.0f%%) | memory %6.1f (%3.0f%%)\n", op, name, rows, width, floor_us,
            chosen, 100 * floor_us / chosen, block1024, block1024 > 0 ? 100 * floor_us / block1024 : 0, mem, 100 * floor_us / mem);
   };

@@ -9,10 +9,13 @@
 //     its slice in registers (and, for the widest 16-bit rows, partly in shared memory);
 //     the blocks exchange their partial reductions by writing into each other's shared
 //     memory (st.async, completing on an mbarrier), so that no cluster barrier waits on
-//     their stores (before sm_90: up to 8 vectors per thread of 1024, in registers);
+//     their stores (before sm_90: up to 8 vectors per thread of 1024, in registers); a
+//     block may hold the same slice of two rows, sharing one copy of the op's column
+//     operands (RMS norm's weight) in its shared memory;
 //   - wider: not held; every pass reads the row again (the later ones mostly from L2).
 // An op is a functor `op(row, row_index, thread, reduce)` that gets the row through the
-// interface the holders share (below) and a reducer over the threads of the row.
+// interface the holders share (below) and a reducer over the threads of the row; it reads
+// its column operands, if any, through load_column().
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -98,7 +101,6 @@ struct RegisterRow {
 /// float32 [1024,65536] softmax on the H200, 143.7 -> 137.8 us).
 template <class T, int VEC, int ROW_THREADS, int NEAR, int FAR, bool FULL = false>
 struct SplitRow {
-  static constexpr int64_t kColumns = int64_t{ROW_THREADS} * (NEAR + FAR) * VEC;
   static constexpr bool kOnChip = true;
   static constexpr size_t kSharedBytes = size_t{ROW_THREADS} * FAR * sizeof(Vec<T, VEC>);
   RegisterRow<T, VEC, ROW_THREADS, NEAR, FULL> near;
@@ -154,6 +156,92 @@ struct SplitRow {
     }
   }
 };
+
+/// The VEC elements of `values` (may be null: then `fallback`) at column c, as floats.
+template <class T, int VEC>
+__device__ __forceinline__ void load_floats(const T* values, int64_t c, float (&out)[VEC], float fallback) {
+  if (values == nullptr) {
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) out[k] = fallback;
+    return;
+  }
+  const Vec<T, VEC> v = *reinterpret_cast<const Vec<T, VEC>*>(values + c);
+#pragma unroll
+  for (int k = 0; k < VEC; ++k) out[k] = to_float(v.v[k]);
+}
+
+/// Reads the VEC floats at column c of the op's column operand k (`values`: a vector of
+/// `width` elements that every row reads whole in its writing pass, such as a norm's weight;
+/// null: `fallback`) for a thread of `row`: from memory, except where the holder keeps a
+/// copy in shared memory (SharedColumnsRow, below).
+template <class Row, class T, int VEC>
+__device__ __forceinline__ void load_column(const Row&, int, const T* values, int64_t c, float (&out)[VEC],
+                                            float fallback) {
+  load_floats(values, c, out, fallback);
+}
+
+/// A cluster block's slice of one of the ROWS rows it holds (ROWS groups of ROW_THREADS
+/// threads, one row each, over the same columns), in registers as a RegisterRow, with the
+/// slice of the op's OPERANDS column operands copied into the block's shared memory once
+/// for all ROWS rows: group g copies every ROWS-th vector from the g-th, by cp.async. (Every
+/// row reads the whole weight: at bf16 [1024,65536] as many bytes as the row itself.)
+/// store() waits for the copies and is a block barrier: every thread calls it exactly once.
+template <class T, int VEC, int ROW_THREADS, int MAX_VECS, int ROWS, int OPERANDS, bool FULL = false>
+struct SharedColumnsRow : RegisterRow<T, VEC, ROW_THREADS, MAX_VECS, FULL> {
+  using Held = RegisterRow<T, VEC, ROW_THREADS, MAX_VECS, FULL>;
+  static constexpr size_t kSharedBytes = size_t{OPERANDS} * MAX_VECS * ROW_THREADS * sizeof(Vec<T, VEC>);
+  const Vec<T, VEC>* columns;  // the thread's vector 0 of operand 0; vector i of operand k ROW_THREADS * (k * MAX_VECS + i) on
+
+  template <class Op>
+  __device__ __forceinline__ SharedColumnsRow(const T* x, int t, int group, int64_t begin, int64_t row_end, const Op& op,
+                                              Vec<T, VEC>* shared)
+      : Held(x, t, begin, row_end), columns(shared + t) {
+    static_assert(sizeof(Vec<T, VEC>) == 16, "cp.async.cg copies 16 bytes");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#pragma unroll
+    for (int k = 0; k < OPERANDS; ++k) {
+      const T* values = op.column_operand(k);
+      if (values == nullptr) continue;
+#pragma unroll
+      for (int i = 0; i < MAX_VECS; ++i) {
+        const int64_t c = this->column(i);
+        if (i % ROWS != group || (!FULL && c >= row_end)) continue;
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(static_cast<uint32_t>(
+                         __cvta_generic_to_shared(shared + (k * MAX_VECS + i) * ROW_THREADS + t))),
+                     "l"(values + c)
+                     : "memory");
+      }
+    }
+#endif
+  }
+
+  template <class G>
+  __device__ __forceinline__ void store(T* y, G g) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+    __syncthreads();  // the other groups' copies too
+    Held::store(y, g);
+  }
+
+  __device__ __forceinline__ void load_operand(int k, const T* values, int64_t c, float (&out)[VEC],
+                                               float fallback) const {
+    if (values == nullptr) {
+      load_floats(values, c, out, fallback);
+      return;
+    }
+    const auto i = static_cast<int>((c - this->first) / (ROW_THREADS * VEC));
+    const Vec<T, VEC> v = columns[(k * MAX_VECS + i) * ROW_THREADS];
+#pragma unroll
+    for (int e = 0; e < VEC; ++e) out[e] = to_float(v.v[e]);
+  }
+};
+
+template <class T, int VEC, int ROW_THREADS, int MAX_VECS, int ROWS, int OPERANDS, bool FULL>
+__device__ __forceinline__ void load_column(const SharedColumnsRow<T, VEC, ROW_THREADS, MAX_VECS, ROWS, OPERANDS, FULL>& row,
+                                            int k, const T* values, int64_t c, float (&out)[VEC], float fallback) {
+  row.load_operand(k, values, c, out, fallback);
+}
 
 /// A row left in device memory: every pass reads it again.
 template <class T, int VEC, int ROW_THREADS>
@@ -251,15 +339,17 @@ struct ClusterExchange {
 /// RowReduce over the blocks of a cluster, through their ClusterExchanges: each warp reduces
 /// its threads' values and writes the total into slot [warp][its block's rank] of every
 /// block (lane j to block j, by st.async, which counts its bytes on that block's mbarrier);
-/// each block waits for all of its slots, then combines them in slot order, so that every
-/// block gets the same bits. No cluster barrier: a block's stores need not drain before
-/// another can go on, and a block may exit once its own slots are full (no more writes
-/// come to it; its own writes are counted by their receivers).
-template <int THREADS, int CLUSTER>
+/// each block waits for all of its slots, then combines those of its row in slot order, so
+/// that every block gets the same bits. No cluster barrier: a block's stores need not drain
+/// before another can go on, and a block may exit once its own slots are full (no more
+/// writes come to it; its own writes are counted by their receivers). THREADS: a row's
+/// threads in a block, which holds ROWS rows (the `group`-th for this thread).
+template <int THREADS, int CLUSTER, int ROWS = 1>
 struct ClusterReduce {
-  using Exchange = ClusterExchange<THREADS, CLUSTER>;
+  using Exchange = ClusterExchange<THREADS * ROWS, CLUSTER>;
   Exchange* exchange;
   uint32_t rank;
+  int group;
   mutable int reductions = 0;
 
   template <class V, class Op>
@@ -291,14 +381,15 @@ struct ClusterReduce {
         " mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 full, [%0], 0;\n"
         " @!full bra WAIT_%=;\n}" ::"r"(done)
         : "memory");
-    constexpr int kSlots = Exchange::kSlots;
+    constexpr int kSlots = Exchange::kSlots / ROWS;  // the row's: its warps' in every block
+    const float* row_slots = slots + group * kSlots;
     V total;
     if constexpr (kSlots <= 32) {
-      total = warp_reduce<kSlots>(slots[lane % kSlots], op);
+      total = warp_reduce<kSlots>(row_slots[lane % kSlots], op);
     } else {
-      total = slots[lane];
+      total = row_slots[lane];
 #pragma unroll
-      for (int j = lane + 32; j < kSlots; j += 32) total = op(total, slots[j]);
+      for (int j = lane + 32; j < kSlots; j += 32) total = op(total, row_slots[j]);
       total = warp_reduce<32>(total, op);
     }
     return total;
@@ -325,35 +416,67 @@ constexpr size_t cluster_exchange_bytes() {
   return (sizeof(ClusterExchange<THREADS, CLUSTER>) + 15) / 16 * 16;
 }
 
-// One row per warp, block or cluster (of CLUSTER blocks, consecutive in x); NEAR vectors
-// per thread in registers and, for the holders that use shared memory, FAR more there;
-// registers capped so that MIN_BLOCKS blocks fit on an SM. 0 asks for no cap: an explicit
-// 1, though it caps nothing, changed nvcc's register allocation of other kernels (bf16
-// rms_norm [4096,32000] on the H200: 134 -> 161 us). FULL_SLICES (clusters): every block's
-// slice fills its vectors, so no column is checked against the row's end.
-template <class Op, int VEC, int THREADS, Holder HOLDER, int NEAR, int FAR, int CLUSTER, int MIN_BLOCKS = 0,
-          bool FULL_SLICES = false>
-__global__ void __launch_bounds__(THREADS, MIN_BLOCKS) rows_kernel(Op op, int64_t rows, int64_t width) {
+/// How launch_rows holds a row: THREADS threads a row (or a warp, four rows a block of
+/// THREADS), each with NEAR vectors in registers and FAR in shared memory, over CLUSTER
+/// blocks, each block holding the same slice of ROWS rows (clusters; ROWS > 1 shares the
+/// op's column operands, FAR must be 0); at least MIN_BLOCKS blocks to an SM (a register
+/// cap for the compiler; 0: none).
+template <int THREADS, int NEAR, int FAR = 0, int CLUSTER = 1, int MIN_BLOCKS = 0, int ROWS = 1>
+struct RowGeometry {
+  static constexpr int threads = THREADS, near = NEAR, far = FAR, cluster = CLUSTER, min_blocks = MIN_BLOCKS;
+  static constexpr int rows_per_block = ROWS;
+  static constexpr int64_t slice_vectors = int64_t{THREADS} * (NEAR + FAR);  // a cluster block's, of a row
+};
+
+/// What a cluster block of Geometry holds of a row: its slice, in registers and shared
+/// memory, or, for blocks of several rows, in registers beside the shared column operands.
+template <class Op, int VEC, class Geometry, bool FULL>
+using ClusterSlice = std::conditional_t<
+    Geometry::rows_per_block == 1,
+    SplitRow<typename Op::Element, VEC, Geometry::threads, Geometry::near, Geometry::far, FULL>,
+    SharedColumnsRow<typename Op::Element, VEC, Geometry::threads, Geometry::near, Geometry::rows_per_block,
+                     Op::kColumnOperands, FULL>>;
+
+// One row per warp, block or cluster (of CLUSTER blocks, consecutive in x), as Geometry
+// says. A MIN_BLOCKS of 0 asks for no register cap: an explicit 1, though it caps nothing,
+// changed nvcc's register allocation of other kernels (bf16 rms_norm [4096,32000] on the
+// H200: 134 -> 161 us). FULL_SLICES (clusters): every block's slice fills its vectors, so
+// no column is checked against the row's end.
+template <class Op, int VEC, Holder HOLDER, class Geometry, bool FULL_SLICES = false>
+__global__ void __launch_bounds__(Geometry::threads* Geometry::rows_per_block, Geometry::min_blocks)
+    rows_kernel(Op op, int64_t rows, int64_t width) {
   using T = typename Op::Element;
+  constexpr int THREADS = Geometry::threads, NEAR = Geometry::near, CLUSTER = Geometry::cluster;
   if constexpr (HOLDER == Holder::warp_registers) {
     const int64_t row = int64_t{blockIdx.x} * (THREADS / 32) + threadIdx.x / 32;
     if (row >= rows) return;  // whole warps only: no block-wide barrier follows
     const int t = threadIdx.x % 32;
     op(RegisterRow<T, VEC, 32, NEAR>(op.in + row * width, t, 0, width), row, t, RowReduce<THREADS, true>{});
   } else if constexpr (HOLDER == Holder::cluster) {
+    constexpr int ROWS = Geometry::rows_per_block;
+    static_assert(ROWS == 1 || Geometry::far == 0, "blocks of several rows hold them in registers");
     extern __shared__ __align__(16) unsigned char dynamic_shared[];
-    auto* exchange = reinterpret_cast<ClusterExchange<THREADS, CLUSTER>*>(dynamic_shared);
+    auto* exchange = reinterpret_cast<ClusterExchange<THREADS * ROWS, CLUSTER>*>(dynamic_shared);
     exchange->init();
-    const int64_t row = blockIdx.x / CLUSTER;
+    const int group = ROWS == 1 ? 0 : static_cast<int>(threadIdx.x) / THREADS;  // 0 known to the compiler
+    const int t = static_cast<int>(threadIdx.x) - group * THREADS;
+    const int64_t row = blockIdx.x / CLUSTER * ROWS + group;
     const auto rank = static_cast<uint32_t>(blockIdx.x % CLUSTER);  // x-only clusters of consecutive blocks
     const int64_t slice = (width / VEC + CLUSTER - 1) / CLUSTER * VEC;  // columns per block
     const int64_t begin = min(width, rank * slice);
     const int64_t end = min(width, begin + slice);
-    auto* far = reinterpret_cast<Vec<T, VEC>*>(dynamic_shared + cluster_exchange_bytes<THREADS, CLUSTER>());
-    const SplitRow<T, VEC, THREADS, NEAR, FAR, FULL_SLICES> held(op.in + row * width, threadIdx.x, begin, end, far);
-    exchange->ready();  // every block's mbarriers are set up before the first exchange
-    op(held, row, static_cast<int>(rank) * THREADS + static_cast<int>(threadIdx.x),
-       ClusterReduce<THREADS, CLUSTER>{exchange, rank});
+    auto* shared = reinterpret_cast<Vec<T, VEC>*>(dynamic_shared + cluster_exchange_bytes<THREADS * ROWS, CLUSTER>());
+    const ClusterReduce<THREADS, CLUSTER, ROWS> reduce{exchange, rank, group};
+    const int thread = static_cast<int>(rank) * THREADS + t;
+    if constexpr (ROWS == 1) {
+      const ClusterSlice<Op, VEC, Geometry, FULL_SLICES> held(op.in + row * width, t, begin, end, shared);
+      exchange->ready();  // every block's mbarriers are set up before the first exchange
+      op(held, row, thread, reduce);
+    } else {
+      const ClusterSlice<Op, VEC, Geometry, FULL_SLICES> held(op.in + row * width, t, group, begin, end, op, shared);
+      exchange->ready();
+      op(held, row, thread, reduce);
+    }
   } else if constexpr (HOLDER == Holder::memory) {
     const int64_t row = blockIdx.x;
     op(MemoryRow<T, VEC, THREADS>(op.in + row * width, threadIdx.x, width), row, static_cast<int>(threadIdx.x),
@@ -365,21 +488,18 @@ __global__ void __launch_bounds__(THREADS, MIN_BLOCKS) rows_kernel(Op op, int64_
   }
 }
 
-/// How launch_rows holds a row: THREADS threads a row (or a warp, four rows a block), each
-/// with NEAR vectors in registers and FAR in shared memory, over CLUSTER blocks; at least
-/// MIN_BLOCKS blocks to an SM (a register cap for the compiler; 0: none).
-template <int THREADS, int NEAR, int FAR = 0, int CLUSTER = 1, int MIN_BLOCKS = 0>
-struct RowGeometry {
-  static constexpr int threads = THREADS, near = NEAR, far = FAR, cluster = CLUSTER, min_blocks = MIN_BLOCKS;
-};
-
 /// Runs `op` over `rows` rows of `width` elements (a multiple of VEC, each row aligned to
 /// a vector), holding each as the width and the device allow. `Op` has `using Element =
-/// T`, a member `in` (the input), and `template <class Row, class Reduce> __device__ void
-/// operator()(const Row& row, int64_t row_index, int thread, Reduce reduce) const`, where
-/// `thread` is the thread's index among all the threads of the row (0 for exactly one).
+/// T`, a member `in` (the input), `static constexpr int kColumnOperands` (how many
+/// per-column operands it reads through load_column(), such as a norm's weight and bias)
+/// with `__device__ const T* column_operand(int k) const` when there are any, and `template
+/// <class Row, class Reduce> __device__ void operator()(const Row& row, int64_t row_index,
+/// int thread, Reduce reduce) const`, where `thread` is the thread's index among all the
+/// threads of the row (0 for exactly one). share_columns: where it pays, hold two rows a
+/// cluster block, so that they read one copy of the column operands (the caller's choice,
+/// from measurements: RMS norm gains, layer norm loses).
 template <int VEC, class Op>
-int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream) {
+int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream, bool share_columns = false) {
   using T = typename Op::Element;
   if (rows == 0 || width == 0) return cudaSuccess;
   if (rows > 0x7fffffff / 8) return static_cast<int>(cudaErrorInvalidValue);
@@ -387,19 +507,18 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream) 
   auto launch = [&](auto holder, auto geometry, int64_t blocks) {
     using Geometry = decltype(geometry);
     constexpr Holder kHolder = decltype(holder)::value;
-    constexpr int kThreads = Geometry::threads, kNear = Geometry::near, kFar = Geometry::far;
-    constexpr int kCluster = Geometry::cluster;
-    using Slice = SplitRow<T, VEC, kThreads, kNear, kFar>;
+    constexpr int kThreads = Geometry::threads * Geometry::rows_per_block, kCluster = Geometry::cluster;
+    using Slice = ClusterSlice<Op, VEC, Geometry, false>;
     // Rows that fill every slice get a kernel without bounds checks, the others one that
     // checks every column: a single kernel holding both paths (chosen per block) spilled
     // under the 16-bit register cap. On the H200, bf16 rms_norm / layer_norm [1024,65536]
     // 78.7 / 84.1 -> 77.1 / 82.3 us, float32 softmax [1024,40000] 110.8 -> 96.2; two got
     // slower: bf16 softmax [512,131072] 74.8 -> 76.3, float32 layer_norm [1024,40000]
     // 108.6 -> 111.1.
-    auto* kernel = &rows_kernel<Op, VEC, kThreads, kHolder, kNear, kFar, kCluster, Geometry::min_blocks, false>;
+    auto* kernel = &rows_kernel<Op, VEC, kHolder, Geometry, false>;
     if constexpr (kHolder == Holder::cluster) {
-      if (width == kCluster * Slice::kColumns) {
-        kernel = &rows_kernel<Op, VEC, kThreads, kHolder, kNear, kFar, kCluster, Geometry::min_blocks, true>;
+      if (width == kCluster * Geometry::slice_vectors * VEC) {
+        kernel = &rows_kernel<Op, VEC, kHolder, Geometry, true>;
       }
     }
     cudaLaunchConfig_t config{};
@@ -462,7 +581,16 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream) 
         if (vectors <= 8 * 128 * 8) return launch(Cluster{}, RowGeometry<128, 8, 0, 8>{}, rows * 8);
         if (vectors <= 8 * 256 * 8) return launch(Cluster{}, RowGeometry<256, 8, 0, 8, 3>{}, rows * 8);
       } else {
-        if (vectors <= 8 * 128 * 8) return launch(Cluster{}, RowGeometry<128, 8, 0, 8, 8>{}, rows * 8);
+        if (vectors <= 8 * 128 * 8) {
+          if constexpr (Op::kColumnOperands > 0) {
+            // Two rows a block of 256 threads, capped for four blocks an SM (64 registers):
+            // bf16 rms_norm [1024,65536] on the H200 77.1 -> 72.2 us, [4096,65536] 280.2 ->
+            // 268.4; layer_norm 82.3 -> 84.9 (it lost 2 us to the second row before sharing
+            // anything). Four rows a block: 73.1 us.
+            if (share_columns && rows % 2 == 0) return launch(Cluster{}, RowGeometry<128, 8, 0, 8, 4, 2>{}, rows / 2 * 8);
+          }
+          return launch(Cluster{}, RowGeometry<128, 8, 0, 8, 8>{}, rows * 8);
+        }
         if (vectors <= 8 * 256 * 8) return launch(Cluster{}, RowGeometry<256, 2, 6, 8>{}, rows * 8);
       }
     }

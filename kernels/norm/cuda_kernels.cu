@@ -10,19 +10,6 @@
 namespace native_ops::cuda {
 namespace {
 
-// The VEC elements of `values` (width elements, may be null: then `fallback`) at column c.
-template <class T, int VEC>
-__device__ __forceinline__ void load_floats(const T* values, int64_t c, float (&out)[VEC], float fallback) {
-  if (values == nullptr) {
-#pragma unroll
-    for (int k = 0; k < VEC; ++k) out[k] = fallback;
-    return;
-  }
-  const Vec<T, VEC> v = *reinterpret_cast<const Vec<T, VEC>*>(values + c);
-#pragma unroll
-  for (int k = 0; k < VEC; ++k) out[k] = to_float(v.v[k]);
-}
-
 template <class T, int VEC>
 struct NormRows {
   using Element = T;
@@ -35,6 +22,9 @@ struct NormRows {
   int64_t width;
   float eps;
   bool centered;  // layer norm; RMS norm when not
+
+  static constexpr int kColumnOperands = 2;
+  __device__ __forceinline__ const T* column_operand(int k) const { return k == 0 ? weight : bias; }
 
   template <class Row, class Reduce>
   __device__ __forceinline__ void operator()(const Row& row, int64_t r, int thread, Reduce reduce) const {
@@ -70,8 +60,8 @@ struct NormRows {
     }
     row.store(out + r * width, [&](int64_t c, float(&vals)[VEC]) {
       float w[VEC], b[VEC];
-      load_floats(weight, c, w, 1.f);
-      load_floats(bias, c, b, 0.f);
+      load_column(row, 0, weight, c, w, 1.f);
+      load_column(row, 1, bias, c, b, 0.f);
 #pragma unroll
       for (int k = 0; k < VEC; ++k) vals[k] = ((vals[k] - shift) - offset) * rstd * w[k] + b[k];
     });
@@ -95,7 +85,9 @@ extern "C" __attribute__((visibility("default"))) int native_ops_cuda_norm_rows(
       constexpr int kVecUsed = decltype(vec)::value;
       const NormRows<T, kVecUsed> op{static_cast<const T*>(in), static_cast<T*>(out), static_cast<const T*>(weight),
                                      static_cast<const T*>(bias), mean, rstd, width, eps, centered != 0};
-      return launch_rows<kVecUsed>(op, rows, width, static_cast<cudaStream_t>(stream));
+      // RMS norm reads its weight once for two rows (layer norm, measured, does not gain).
+      return launch_rows<kVecUsed>(op, rows, width, static_cast<cudaStream_t>(stream),
+                                   centered == 0 && weight != nullptr);
     };
     return aligned ? run(std::integral_constant<int, kVec>{}) : run(std::integral_constant<int, 1>{});
   });

@@ -35,6 +35,7 @@ struct MergeMaxSum {
 template <class T, int VEC>
 struct SoftmaxRows {
   using Element = T;
+  static constexpr int kColumnOperands = 0;
   const T* in;
   T* out;
   int64_t width;
