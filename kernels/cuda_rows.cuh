@@ -190,11 +190,13 @@ template <class T, int VEC, int ROW_THREADS, int MAX_VECS, int ROWS, int OPERAND
 struct SharedColumnsRow : RegisterRow<T, VEC, ROW_THREADS, MAX_VECS, FULL> {
   using Held = RegisterRow<T, VEC, ROW_THREADS, MAX_VECS, FULL>;
   static constexpr size_t kSharedBytes = size_t{OPERANDS} * MAX_VECS * ROW_THREADS * sizeof(Vec<T, VEC>);
-  const Vec<T, VEC>* columns;  // the thread's vector 0 of operand 0; vector i of operand k ROW_THREADS * (k * MAX_VECS + i) on
+  // The thread's copy of operand 0's vector 0; operand k's vector i is ROW_THREADS * (k *
+  // MAX_VECS + i) further on.
+  const Vec<T, VEC>* columns;
 
   template <class Op>
-  __device__ __forceinline__ SharedColumnsRow(const T* x, int t, int group, int64_t begin, int64_t row_end, const Op& op,
-                                              Vec<T, VEC>* shared)
+  __device__ __forceinline__ SharedColumnsRow(const T* x, int t, int group, int64_t begin, int64_t row_end,
+                                              const Op& op, Vec<T, VEC>* shared)
       : Held(x, t, begin, row_end), columns(shared + t) {
     static_assert(sizeof(Vec<T, VEC>) == 16, "cp.async.cg copies 16 bytes");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
@@ -238,8 +240,9 @@ struct SharedColumnsRow : RegisterRow<T, VEC, ROW_THREADS, MAX_VECS, FULL> {
 };
 
 template <class T, int VEC, int ROW_THREADS, int MAX_VECS, int ROWS, int OPERANDS, bool FULL>
-__device__ __forceinline__ void load_column(const SharedColumnsRow<T, VEC, ROW_THREADS, MAX_VECS, ROWS, OPERANDS, FULL>& row,
-                                            int k, const T* values, int64_t c, float (&out)[VEC], float fallback) {
+__device__ __forceinline__ void load_column(
+    const SharedColumnsRow<T, VEC, ROW_THREADS, MAX_VECS, ROWS, OPERANDS, FULL>& row, int k, const T* values, int64_t c,
+    float (&out)[VEC], float fallback) {
   row.load_operand(k, values, c, out, fallback);
 }
 
@@ -587,7 +590,9 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream, 
             // bf16 rms_norm [1024,65536] on the H200 77.1 -> 72.2 us, [4096,65536] 280.2 ->
             // 268.4; layer_norm 82.3 -> 84.9 (it lost 2 us to the second row before sharing
             // anything). Four rows a block: 73.1 us.
-            if (share_columns && rows % 2 == 0) return launch(Cluster{}, RowGeometry<128, 8, 0, 8, 4, 2>{}, rows / 2 * 8);
+            if (share_columns && rows % 2 == 0) {
+              return launch(Cluster{}, RowGeometry<128, 8, 0, 8, 4, 2>{}, rows / 2 * 8);
+            }
           }
           return launch(Cluster{}, RowGeometry<128, 8, 0, 8, 8>{}, rows * 8);
         }
