@@ -471,14 +471,14 @@ __global__ void __launch_bounds__(Geometry::threads* Geometry::rows_per_block, G
     auto* shared = reinterpret_cast<Vec<T, VEC>*>(dynamic_shared + cluster_exchange_bytes<THREADS * ROWS, CLUSTER>());
     const ClusterReduce<THREADS, CLUSTER, ROWS> reduce{exchange, rank, group};
     const int thread = static_cast<int>(rank) * THREADS + t;
-    if constexpr (ROWS == 1) {
-      const ClusterSlice<Op, VEC, Geometry, FULL_SLICES> held(op.in + row * width, t, begin, end, shared);
+    auto run = [&](const ClusterSlice<Op, VEC, Geometry, FULL_SLICES>& held) {
       exchange->ready();  // every block's mbarriers are set up before the first exchange
       op(held, row, thread, reduce);
+    };
+    if constexpr (ROWS == 1) {
+      run({op.in + row * width, t, begin, end, shared});
     } else {
-      const ClusterSlice<Op, VEC, Geometry, FULL_SLICES> held(op.in + row * width, t, group, begin, end, op, shared);
-      exchange->ready();
-      op(held, row, thread, reduce);
+      run({op.in + row * width, t, group, begin, end, op, shared});
     }
   } else if constexpr (HOLDER == Holder::memory) {
     const int64_t row = blockIdx.x;
