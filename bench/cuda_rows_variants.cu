@@ -38,15 +38,17 @@ template <class T> void shape(const char* name, int64_t rows, int64_t width, voi
   SoftmaxRows<T, V> sm{(const T*)in, (T*)out, width, false};
   NormRows<T, V> ln{(const T*)in, (T*)out, (const T*)w, (const T*)b, m, r, width, 1e-5f, true};
   NormRows<T, V> rn{(const T*)in, (T*)out, (const T*)w, nullptr, nullptr, r, width, 1e-5f, false};
-  auto row = [&](const char* op, auto& o) {
+  auto row = [&](const char* op, auto& o, ColumnReuse reuse) {
     using Op = std::decay_t<decltype(o)>;
-    float chosen = median_us([&] { CHECK((cudaError_t)launch_rows<V>(o, rows, width, 0)); });
+    float chosen = median_us([&] { CHECK((cudaError_t)launch_rows<V>(o, rows, width, 0, reuse)); });
     float block1024 = width / V <= 8192 ? median_us([&] { rows_kernel<Op, V, Holder::block_registers, RowGeometry<1024, 8>><<<rows, 1024>>>(o, rows, width); }) : -1;
     float mem = median_us([&] { rows_kernel<Op, V, Holder::memory, RowGeometry<1024, 1>><<<rows, 1024>>>(o, rows, width); });
     printf("%-8s %-5s [%6ld,%6ld] floor %6.1f | chosen %6.1f (%3.0f%%) | block1024 %6.1f (%3.0f%%) | memory %6.1f (%3.0f%%)\n", op, name, rows, width, floor_us,
            chosen, 100 * floor_us / chosen, block1024, block1024 > 0 ? 100 * floor_us / block1024 : 0, mem, 100 * floor_us / mem);
   };
-  row("softmax", sm); row("layer", ln); row("rms", rn);
+  row("softmax", sm, ColumnReuse::per_row);
+  row("layer", ln, column_reuse(true, w, b));  // as native_ops_cuda_norm_rows() chooses
+  row("rms", rn, column_reuse(false, w, nullptr));
 }
 
 int main() {

@@ -11,11 +11,15 @@
 //     memory (st.async, completing on an mbarrier), so that no cluster barrier waits on
 //     their stores (before sm_90: up to 8 vectors per thread of 1024, in registers); a
 //     block may hold the same slice of two rows, sharing one copy of the op's column
-//     operands (RMS norm's weight) in its shared memory;
+//     operands (RMS norm's weight) in its shared memory; or the clusters stay resident
+//     (one a GPC's worth of SMs, persistent), each block keeping its slice of the column
+//     operands (layer norm's weight and bias) in shared memory for all of its rows, which
+//     its row groups stream through staging buffers (TMA bulk copies) into registers;
 //   - wider: not held; every pass reads the row again (the later ones mostly from L2).
 // An op is a functor `op(row, row_index, thread, reduce)` that gets the row through the
 // interface the holders share (below) and a reducer over the threads of the row; it reads
 // its column operands, if any, through load_column().
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -58,6 +62,7 @@ __device__ __forceinline__ void store_vector(T* y, int64_t c, const Vec<T, VEC>&
 template <class T, int VEC, int ROW_THREADS, int MAX_VECS, bool FULL = false>
 struct RegisterRow {
   static constexpr bool kOnChip = true;
+  static constexpr bool kColumnsInShared = false;  // see load_column()
   Vec<T, VEC> v[MAX_VECS];
   int64_t first;  // column of the thread's first vector
   int64_t end;
@@ -68,6 +73,17 @@ struct RegisterRow {
     for (int i = 0; i < MAX_VECS; ++i) {  // every load issued before the first use
       const int64_t c = column(i);
       if (FULL || c < end) v[i] = *reinterpret_cast<const Vec<T, VEC>*>(x + c);
+    }
+  }
+  /// The same columns, read from `slice`: a copy of the columns [begin, row_end) (a staging
+  /// buffer in shared memory).
+  struct FromSlice {};
+  __device__ __forceinline__ RegisterRow(FromSlice, const T* slice, int t, int64_t begin, int64_t row_end)
+      : first(begin + int64_t{t} * VEC), end(row_end) {
+    const auto* vectors = reinterpret_cast<const Vec<T, VEC>*>(slice);
+#pragma unroll
+    for (int i = 0; i < MAX_VECS; ++i) {
+      if (FULL || column(i) < end) v[i] = vectors[i * ROW_THREADS + t];
     }
   }
   __device__ __forceinline__ int64_t column(int i) const { return first + int64_t{i} * ROW_THREADS * VEC; }
@@ -102,6 +118,7 @@ struct RegisterRow {
 template <class T, int VEC, int ROW_THREADS, int NEAR, int FAR, bool FULL = false>
 struct SplitRow {
   static constexpr bool kOnChip = true;
+  static constexpr bool kColumnsInShared = false;
   static constexpr size_t kSharedBytes = size_t{ROW_THREADS} * FAR * sizeof(Vec<T, VEC>);
   RegisterRow<T, VEC, ROW_THREADS, NEAR, FULL> near;
   const Vec<T, VEC>* far;  // the thread's first vector in shared memory; the next ROW_THREADS on
@@ -170,14 +187,40 @@ __device__ __forceinline__ void load_floats(const T* values, int64_t c, float (&
   for (int k = 0; k < VEC; ++k) out[k] = to_float(v.v[k]);
 }
 
+/// A block's copy of its slice of the op's column operands in shared memory, laid out as
+/// its thread t's vectors: operand k's vector i of a thread is ROW_THREADS * (k * MAX_VECS +
+/// i) + t (a contiguous copy of each operand's slice).
+template <class T, int VEC, int ROW_THREADS, int MAX_VECS>
+struct SharedColumns {
+  const Vec<T, VEC>* columns;  // the thread's copy of operand 0's vector 0
+
+  /// Operand k (`values` in memory, or null: `fallback`) at column c, the thread's vector
+  /// that starts `first` columns in.
+  __device__ __forceinline__ void load(int k, const T* values, int64_t c, int64_t first, float (&out)[VEC],
+                                       float fallback) const {
+    if (values == nullptr) {
+      load_floats(values, c, out, fallback);
+      return;
+    }
+    const auto i = static_cast<int>((c - first) / (ROW_THREADS * VEC));
+    const Vec<T, VEC> v = columns[(k * MAX_VECS + i) * ROW_THREADS];
+#pragma unroll
+    for (int e = 0; e < VEC; ++e) out[e] = to_float(v.v[e]);
+  }
+};
+
 /// Reads the VEC floats at column c of the op's column operand k (`values`: a vector of
 /// `width` elements that every row reads whole in its writing pass, such as a norm's weight;
 /// null: `fallback`) for a thread of `row`: from memory, except where the holder keeps a
-/// copy in shared memory (SharedColumnsRow, below).
+/// copy in shared memory (kColumnsInShared: SharedColumnsRow and StagedRow, below).
 template <class Row, class T, int VEC>
-__device__ __forceinline__ void load_column(const Row&, int, const T* values, int64_t c, float (&out)[VEC],
+__device__ __forceinline__ void load_column(const Row& row, int k, const T* values, int64_t c, float (&out)[VEC],
                                             float fallback) {
-  load_floats(values, c, out, fallback);
+  if constexpr (Row::kColumnsInShared) {
+    row.shared_columns.load(k, values, c, row.first, out, fallback);
+  } else {
+    load_floats(values, c, out, fallback);
+  }
 }
 
 /// A cluster block's slice of one of the ROWS rows it holds (ROWS groups of ROW_THREADS
@@ -189,15 +232,14 @@ __device__ __forceinline__ void load_column(const Row&, int, const T* values, in
 template <class T, int VEC, int ROW_THREADS, int MAX_VECS, int ROWS, int OPERANDS, bool FULL = false>
 struct SharedColumnsRow : RegisterRow<T, VEC, ROW_THREADS, MAX_VECS, FULL> {
   using Held = RegisterRow<T, VEC, ROW_THREADS, MAX_VECS, FULL>;
+  static constexpr bool kColumnsInShared = true;
   static constexpr size_t kSharedBytes = size_t{OPERANDS} * MAX_VECS * ROW_THREADS * sizeof(Vec<T, VEC>);
-  // The thread's copy of operand 0's vector 0; operand k's vector i is ROW_THREADS * (k *
-  // MAX_VECS + i) further on.
-  const Vec<T, VEC>* columns;
+  SharedColumns<T, VEC, ROW_THREADS, MAX_VECS> shared_columns;
 
   template <class Op>
   __device__ __forceinline__ SharedColumnsRow(const T* x, int t, int group, int64_t begin, int64_t row_end,
                                               const Op& op, Vec<T, VEC>* shared)
-      : Held(x, t, begin, row_end), columns(shared + t) {
+      : Held(x, t, begin, row_end), shared_columns{shared + t} {
     static_assert(sizeof(Vec<T, VEC>) == 16, "cp.async.cg copies 16 bytes");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
 #pragma unroll
@@ -225,31 +267,27 @@ struct SharedColumnsRow : RegisterRow<T, VEC, ROW_THREADS, MAX_VECS, FULL> {
     __syncthreads();  // the other groups' copies too
     Held::store(y, g);
   }
-
-  __device__ __forceinline__ void load_operand(int k, const T* values, int64_t c, float (&out)[VEC],
-                                               float fallback) const {
-    if (values == nullptr) {
-      load_floats(values, c, out, fallback);
-      return;
-    }
-    const auto i = static_cast<int>((c - this->first) / (ROW_THREADS * VEC));
-    const Vec<T, VEC> v = columns[(k * MAX_VECS + i) * ROW_THREADS];
-#pragma unroll
-    for (int e = 0; e < VEC; ++e) out[e] = to_float(v.v[e]);
-  }
 };
 
-template <class T, int VEC, int ROW_THREADS, int MAX_VECS, int ROWS, int OPERANDS, bool FULL>
-__device__ __forceinline__ void load_column(
-    const SharedColumnsRow<T, VEC, ROW_THREADS, MAX_VECS, ROWS, OPERANDS, FULL>& row, int k, const T* values, int64_t c,
-    float (&out)[VEC], float fallback) {
-  row.load_operand(k, values, c, out, fallback);
-}
+/// A persistent cluster block's slice of a row, copied into registers from its staging
+/// buffer, beside the block's copy of the slice of the op's column operands (which stays in
+/// shared memory for all the block's rows). Every column of the slice is held.
+template <class T, int VEC, int ROW_THREADS, int MAX_VECS>
+struct StagedRow : RegisterRow<T, VEC, ROW_THREADS, MAX_VECS, true> {
+  using Held = RegisterRow<T, VEC, ROW_THREADS, MAX_VECS, true>;
+  static constexpr bool kColumnsInShared = true;
+  SharedColumns<T, VEC, ROW_THREADS, MAX_VECS> shared_columns;
+
+  __device__ __forceinline__ StagedRow(const T* staged, int t, int64_t begin, const Vec<T, VEC>* columns)
+      : Held(typename Held::FromSlice{}, staged, t, begin, begin + int64_t{ROW_THREADS} * MAX_VECS * VEC),
+        shared_columns{columns + t} {}
+};
 
 /// A row left in device memory: every pass reads it again.
 template <class T, int VEC, int ROW_THREADS>
 struct MemoryRow {
   static constexpr bool kOnChip = false;
+  static constexpr bool kColumnsInShared = false;
   const Vec<T, VEC>* vectors;
   int t;
   int64_t count;
@@ -307,14 +345,17 @@ struct RowReduce {
   }
 };
 
-/// The shared memory a ClusterReduce exchanges through: per reduction, one float slot per
-/// warp of the cluster and the mbarrier that counts the bytes written into them.
-template <int THREADS, int CLUSTER>
+/// The shared memory a ClusterReduce exchanges through: for each of a block's GROUPS rows
+/// held at once, each of the RING rows that may be in flight in turn (persistent blocks
+/// reuse their slots: a block can run at most one row ahead of another, since a row's
+/// reduction waits for every block), and each of its reductions: one float slot per warp of
+/// the row in the cluster and the mbarrier that counts the bytes written into them.
+template <int ROW_THREADS, int CLUSTER, int GROUPS = 1, int RING = 1>
 struct ClusterExchange {
   static constexpr int kMaxReductions = 2;  // softmax and layer norm reduce twice, RMS norm once
-  static constexpr int kSlots = THREADS / 32 * CLUSTER;
-  uint64_t done[kMaxReductions];
-  float slots[kMaxReductions][kSlots];
+  static constexpr int kSlots = ROW_THREADS / 32 * CLUSTER;
+  uint64_t done[GROUPS][RING][kMaxReductions];
+  float slots[GROUPS][RING][kMaxReductions][kSlots];
 
   /// Before any block of the cluster writes here: thread 0 sets up the mbarriers, and every
   /// thread signals the cluster (a relaxed arrive, so it waits on nothing); `ready()` later
@@ -322,9 +363,8 @@ struct ClusterExchange {
   __device__ __forceinline__ void init() {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if (threadIdx.x == 0) {
-#pragma unroll
-      for (int k = 0; k < kMaxReductions; ++k) {
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(address(&done[k])) : "memory");
+      for (uint64_t* barrier = &done[0][0][0]; barrier != &done[0][0][0] + GROUPS * RING * kMaxReductions; ++barrier) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(address(barrier)) : "memory");
       }
       asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
@@ -339,20 +379,46 @@ struct ClusterExchange {
   __device__ static uint32_t address(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
 };
 
+/// Waits until the phase of the given parity of the mbarrier at shared address `barrier`
+/// completes (acquiring what the cluster wrote before it did).
+__device__ __forceinline__ void wait_phase(uint32_t barrier, uint32_t parity) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile(
+      "{\n .reg .pred full;\n WAIT_%=:\n"
+      " mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 full, [%0], %1;\n"
+      " @!full bra WAIT_%=;\n}" ::"r"(barrier),
+      "r"(parity)
+      : "memory");
+#endif
+}
+
+/// Arrives on the mbarrier at shared address `barrier`, whose phase then also waits for
+/// `bytes` more to be written (by st.async or bulk copies).
+__device__ __forceinline__ void expect_bytes(uint32_t barrier, uint32_t bytes) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(barrier), "r"(bytes) : "memory");
+#endif
+}
+
 /// RowReduce over the blocks of a cluster, through their ClusterExchanges: each warp reduces
 /// its threads' values and writes the total into slot [warp][its block's rank] of every
 /// block (lane j to block j, by st.async, which counts its bytes on that block's mbarrier);
 /// each block waits for all of its slots, then combines those of its row in slot order, so
 /// that every block gets the same bits. No cluster barrier: a block's stores need not drain
 /// before another can go on, and a block may exit once its own slots are full (no more
-/// writes come to it; its own writes are counted by their receivers). THREADS: a row's
-/// threads in a block, which holds ROWS rows (the `group`-th for this thread).
-template <int THREADS, int CLUSTER, int ROWS = 1>
+/// writes come to it; its own writes are counted by their receivers). ROW_THREADS: a row's
+/// threads in a block, which holds GROUPS rows at once (the `group`-th for this thread,
+/// whose thread `t` is its first), the row in flight `ring` of RING, its mbarriers' phase
+/// of that `parity`.
+template <int ROW_THREADS, int CLUSTER, int GROUPS = 1, int RING = 1>
 struct ClusterReduce {
-  using Exchange = ClusterExchange<THREADS * ROWS, CLUSTER>;
+  using Exchange = ClusterExchange<ROW_THREADS, CLUSTER, GROUPS, RING>;
   Exchange* exchange;
   uint32_t rank;
   int group;
+  int t;  // the thread's index in its group
+  int ring = 0;
+  uint32_t parity = 0;
   mutable int reductions = 0;
 
   template <class V, class Op>
@@ -363,36 +429,28 @@ struct ClusterReduce {
     const int k = reductions++;
     if (k >= Exchange::kMaxReductions) __trap();
     const int lane = threadIdx.x % 32;
-    float* slots = exchange->slots[k];
-    const uint32_t done = Exchange::address(&exchange->done[k]);
-    if (threadIdx.x == 0) {  // the phase completes when this arrival and all the bytes are in
-      asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(done),
-                   "r"(static_cast<uint32_t>(sizeof(exchange->slots[k])))
-                   : "memory");
-    }
+    float* slots = exchange->slots[group][ring][k];
+    const uint32_t done = Exchange::address(&exchange->done[group][ring][k]);
+    // The phase completes when this arrival and all the bytes are in.
+    if (t == 0) expect_bytes(done, static_cast<uint32_t>(sizeof(exchange->slots[group][ring][k])));
     if (lane < CLUSTER) {
       uint32_t remote_slot, remote_done;
-      const uint32_t slot = Exchange::address(&slots[threadIdx.x / 32 * CLUSTER + rank]);
+      const uint32_t slot = Exchange::address(&slots[static_cast<uint32_t>(t) / 32 * CLUSTER + rank]);
       asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_slot) : "r"(slot), "r"(lane));
       asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_done) : "r"(done), "r"(lane));
       asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];" ::"r"(remote_slot),
                    "f"(value), "r"(remote_done)
                    : "memory");
     }
-    asm volatile(
-        "{\n .reg .pred full;\n WAIT_%=:\n"
-        " mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 full, [%0], 0;\n"
-        " @!full bra WAIT_%=;\n}" ::"r"(done)
-        : "memory");
-    constexpr int kSlots = Exchange::kSlots / ROWS;  // the row's: its warps' in every block
-    const float* row_slots = slots + group * kSlots;
+    wait_phase(done, parity);
+    constexpr int kSlots = Exchange::kSlots;
     V total;
     if constexpr (kSlots <= 32) {
-      total = warp_reduce<kSlots>(row_slots[lane % kSlots], op);
+      total = warp_reduce<kSlots>(slots[lane % kSlots], op);
     } else {
-      total = row_slots[lane];
+      total = slots[lane];
 #pragma unroll
-      for (int j = lane + 32; j < kSlots; j += 32) total = op(total, row_slots[j]);
+      for (int j = lane + 32; j < kSlots; j += 32) total = op(total, slots[j]);
       total = warp_reduce<32>(total, op);
     }
     return total;
@@ -411,19 +469,21 @@ struct Sum {
   __device__ float2 operator()(float2 a, float2 b) const { return {a.x + b.x, a.y + b.y}; }
 };
 
-enum class Holder { warp_registers, block_registers, cluster, memory };
+enum class Holder { warp_registers, block_registers, cluster, memory, streamed };
+
+constexpr size_t round_up(size_t bytes, size_t alignment) { return (bytes + alignment - 1) / alignment * alignment; }
 
 /// Bytes of a cluster block's dynamic shared memory before its slice's FAR vectors.
-template <int THREADS, int CLUSTER>
+template <int ROW_THREADS, int CLUSTER, int GROUPS>
 constexpr size_t cluster_exchange_bytes() {
-  return (sizeof(ClusterExchange<THREADS, CLUSTER>) + 15) / 16 * 16;
+  return round_up(sizeof(ClusterExchange<ROW_THREADS, CLUSTER, GROUPS>), 16);
 }
 
 /// How launch_rows holds a row: THREADS threads a row (or a warp, four rows a block of
 /// THREADS), each with NEAR vectors in registers and FAR in shared memory, over CLUSTER
-/// blocks, each block holding the same slice of ROWS rows (clusters; ROWS > 1 shares the
-/// op's column operands, FAR must be 0); at least MIN_BLOCKS blocks to an SM (a register
-/// cap for the compiler; 0: none).
+/// blocks, each block holding the same slice of ROWS rows at once (clusters; ROWS > 1
+/// shares the op's column operands, FAR must be 0); at least MIN_BLOCKS blocks to an SM (a
+/// register cap for the compiler; 0: none).
 template <int THREADS, int NEAR, int FAR = 0, int CLUSTER = 1, int MIN_BLOCKS = 0, int ROWS = 1>
 struct RowGeometry {
   static constexpr int threads = THREADS, near = NEAR, far = FAR, cluster = CLUSTER, min_blocks = MIN_BLOCKS;
@@ -440,8 +500,101 @@ using ClusterSlice = std::conditional_t<
     SharedColumnsRow<typename Op::Element, VEC, Geometry::threads, Geometry::near, Geometry::rows_per_block,
                      Op::kColumnOperands, FULL>>;
 
-// One row per warp, block or cluster (of CLUSTER blocks, consecutive in x), as Geometry
-// says. A MIN_BLOCKS of 0 asks for no register cap: an explicit 1, though it caps nothing,
+/// The dynamic shared memory of a persistent cluster block (Holder::streamed) of Geometry:
+/// its exchange (two rows in flight a group), the mbarriers of its groups' staging buffers
+/// and of its copy of the column operands, that copy, and a staging buffer a group. The
+/// bulk copies' destinations are 128-byte aligned: at 16 (all they need) bf16 layer_norm
+/// [1024,65536] on the H200 ran 88.7 us against 77.0.
+template <class Op, int VEC, class Geometry>
+struct StreamedLayout {
+  static constexpr int kGroups = Geometry::rows_per_block;
+  using Exchange = ClusterExchange<Geometry::threads, Geometry::cluster, kGroups, 2>;
+  static constexpr size_t kSliceBytes = Geometry::slice_vectors * sizeof(Vec<typename Op::Element, VEC>);
+  static constexpr size_t kBarriers = round_up(sizeof(Exchange), 16);
+  static constexpr size_t kColumns = round_up(kBarriers + sizeof(uint64_t) * (kGroups + 1), 128);
+  static constexpr size_t kStages = kColumns + kSliceBytes * Op::kColumnOperands;
+  static constexpr size_t kBytes = kStages + kSliceBytes * kGroups;
+};
+
+/// Copies `bytes` (a multiple of 16; both addresses 16-byte aligned) from global memory into
+/// the block's shared memory by the TMA unit, counting them on the mbarrier at `barrier`.
+__device__ __forceinline__ void bulk_copy(void* shared, const void* global, size_t bytes, uint32_t barrier) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                   static_cast<uint32_t>(__cvta_generic_to_shared(shared))),
+               "l"(global), "r"(static_cast<uint32_t>(bytes)), "r"(barrier)
+               : "memory");
+#endif
+}
+
+/// The rows of a persistent cluster (Holder::streamed): its block `rank` holds the columns
+/// [rank * slice, (rank + 1) * slice) of every row it takes, and keeps that slice of the op's
+/// column operands in shared memory for all of them. Group g of cluster c takes rows c *
+/// GROUPS + g, then every clusters * GROUPS on; each row's slice lands in the group's staging
+/// buffer by a bulk copy (no registers, no L1 while in flight), moves to registers, and the
+/// buffer takes the group's next row while this one is reduced and written. The grid is as
+/// many clusters as the device holds at once, and every slice is full.
+template <class Op, int VEC, class Geometry>
+__device__ __forceinline__ void stream_rows(const Op& op, int64_t rows, int64_t width) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  using T = typename Op::Element;
+  using Layout = StreamedLayout<Op, VEC, Geometry>;
+  constexpr int THREADS = Geometry::threads, GROUPS = Geometry::rows_per_block, CLUSTER = Geometry::cluster;
+  extern __shared__ __align__(128) unsigned char streamed_shared[];
+  auto* exchange = reinterpret_cast<typename Layout::Exchange*>(streamed_shared);
+  auto* barriers = reinterpret_cast<uint64_t*>(streamed_shared + Layout::kBarriers);  // a group's buffer's, the columns'
+  auto* columns = reinterpret_cast<Vec<T, VEC>*>(streamed_shared + Layout::kColumns);
+  const int group = static_cast<int>(threadIdx.x) / THREADS, t = static_cast<int>(threadIdx.x) % THREADS;
+  T* stage = reinterpret_cast<T*>(streamed_shared + Layout::kStages + Layout::kSliceBytes * group);
+  const uint32_t staged = Layout::Exchange::address(barriers + group);
+  const uint32_t columns_copied = Layout::Exchange::address(barriers + GROUPS);
+  const auto rank = static_cast<uint32_t>(blockIdx.x % CLUSTER);
+  const int64_t begin = rank * Geometry::slice_vectors * VEC;
+  const int64_t stride = gridDim.x / CLUSTER * GROUPS;  // rows the grid takes at once
+  auto stage_row = [&](int64_t row) {
+    expect_bytes(staged, Layout::kSliceBytes);
+    bulk_copy(stage, op.in + row * width + begin, Layout::kSliceBytes, staged);
+  };
+  if (threadIdx.x == 0) {
+    for (int i = 0; i <= GROUPS; ++i) {
+      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(Layout::Exchange::address(barriers + i)) : "memory");
+    }
+  }
+  exchange->init();
+  __syncthreads();  // the group leaders stage rows on these mbarriers
+  int64_t row = blockIdx.x / CLUSTER * GROUPS + group;
+  if (t == 0 && row < rows) stage_row(row);
+  if constexpr (Op::kColumnOperands > 0) {
+    if (threadIdx.x == 0) {
+      uint32_t bytes = 0;
+      for (int k = 0; k < Op::kColumnOperands; ++k) bytes += op.column_operand(k) != nullptr ? Layout::kSliceBytes : 0;
+      expect_bytes(columns_copied, bytes);
+      for (int k = 0; k < Op::kColumnOperands; ++k) {
+        const T* values = op.column_operand(k);
+        if (values != nullptr) bulk_copy(columns + k * Geometry::slice_vectors, values + begin, Layout::kSliceBytes, columns_copied);
+      }
+    }
+  }
+  exchange->ready();  // every block's mbarriers are set up before the first exchange
+  if constexpr (Op::kColumnOperands > 0) wait_phase(columns_copied, 0);
+  for (int k = 0; row < rows; row += stride, ++k) {
+    wait_phase(staged, k & 1);
+    const StagedRow<T, VEC, THREADS, Geometry::near> held(stage, t, begin, columns);
+    // Every thread of the group has read its vectors before the buffer takes the next row.
+    asm volatile("bar.sync %0, %1;" ::"r"(group + 1), "r"(THREADS) : "memory");
+    if (t == 0 && row + stride < rows) {
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // those reads before the copy's writes
+      stage_row(row + stride);
+    }
+    const ClusterReduce<THREADS, CLUSTER, GROUPS, 2> reduce{exchange, rank, group, t, k & 1,
+                                                            static_cast<uint32_t>(k >> 1 & 1)};
+    op(held, row, static_cast<int>(rank) * THREADS + t, reduce);
+  }
+#endif
+}
+
+// One row per warp, block or cluster (of CLUSTER blocks, consecutive in x), or rows
+// streamed through persistent clusters, as HOLDER and Geometry say. A MIN_BLOCKS of 0 asks for no register cap: an explicit 1, though it caps nothing,
 // changed nvcc's register allocation of other kernels (bf16 rms_norm [4096,32000] on the
 // H200: 134 -> 161 us). FULL_SLICES (clusters): every block's slice fills its vectors, so
 // no column is checked against the row's end.
@@ -459,7 +612,7 @@ __global__ void __launch_bounds__(Geometry::threads* Geometry::rows_per_block, G
     constexpr int ROWS = Geometry::rows_per_block;
     static_assert(ROWS == 1 || Geometry::far == 0, "blocks of several rows hold them in registers");
     extern __shared__ __align__(16) unsigned char dynamic_shared[];
-    auto* exchange = reinterpret_cast<ClusterExchange<THREADS * ROWS, CLUSTER>*>(dynamic_shared);
+    auto* exchange = reinterpret_cast<ClusterExchange<THREADS, CLUSTER, ROWS>*>(dynamic_shared);
     exchange->init();
     const int group = ROWS == 1 ? 0 : static_cast<int>(threadIdx.x) / THREADS;  // 0 known to the compiler
     const int t = static_cast<int>(threadIdx.x) - group * THREADS;
@@ -468,8 +621,8 @@ __global__ void __launch_bounds__(Geometry::threads* Geometry::rows_per_block, G
     const int64_t slice = (width / VEC + CLUSTER - 1) / CLUSTER * VEC;  // columns per block
     const int64_t begin = min(width, rank * slice);
     const int64_t end = min(width, begin + slice);
-    auto* shared = reinterpret_cast<Vec<T, VEC>*>(dynamic_shared + cluster_exchange_bytes<THREADS * ROWS, CLUSTER>());
-    const ClusterReduce<THREADS, CLUSTER, ROWS> reduce{exchange, rank, group};
+    auto* shared = reinterpret_cast<Vec<T, VEC>*>(dynamic_shared + cluster_exchange_bytes<THREADS, CLUSTER, ROWS>());
+    const ClusterReduce<THREADS, CLUSTER, ROWS> reduce{exchange, rank, group, t};
     const int thread = static_cast<int>(rank) * THREADS + t;
     auto run = [&](const ClusterSlice<Op, VEC, Geometry, FULL_SLICES>& held) {
       exchange->ready();  // every block's mbarriers are set up before the first exchange
@@ -480,6 +633,8 @@ __global__ void __launch_bounds__(Geometry::threads* Geometry::rows_per_block, G
     } else {
       run({op.in + row * width, t, group, begin, end, op, shared});
     }
+  } else if constexpr (HOLDER == Holder::streamed) {
+    stream_rows<Op, VEC, Geometry>(op, rows, width);
   } else if constexpr (HOLDER == Holder::memory) {
     const int64_t row = blockIdx.x;
     op(MemoryRow<T, VEC, THREADS>(op.in + row * width, threadIdx.x, width), row, static_cast<int>(threadIdx.x),
@@ -491,6 +646,17 @@ __global__ void __launch_bounds__(Geometry::threads* Geometry::rows_per_block, G
   }
 }
 
+/// How the rows of a row kernel may share their reads of the op's column operands (each
+/// row reads them whole: at bf16 [1024,65536], as many bytes as the row).
+enum class ColumnReuse {
+  per_row,     // every row reads them from memory
+  two_rows,    // a cluster block holds the same slice of two rows, one copy of the operands
+  persistent,  // persistent cluster blocks keep their slice of the operands for all their rows
+};
+
+/// The devices whose occupancy launch_rows() remembers (others ask at every launch).
+constexpr int kMaxDevices = 64;
+
 /// Runs `op` over `rows` rows of `width` elements (a multiple of VEC, each row aligned to
 /// a vector), holding each as the width and the device allow. `Op` has `using Element =
 /// T`, a member `in` (the input), `static constexpr int kColumnOperands` (how many
@@ -498,20 +664,21 @@ __global__ void __launch_bounds__(Geometry::threads* Geometry::rows_per_block, G
 /// with `__device__ const T* column_operand(int k) const` when there are any, and `template
 /// <class Row, class Reduce> __device__ void operator()(const Row& row, int64_t row_index,
 /// int thread, Reduce reduce) const`, where `thread` is the thread's index among all the
-/// threads of the row (0 for exactly one). share_columns: where it pays, hold two rows a
-/// cluster block, so that they read one copy of the column operands (the caller's choice,
-/// from measurements: RMS norm gains, layer norm loses).
+/// threads of the row (0 for exactly one). `reuse`: how the rows may share the reads of the
+/// column operands, where that pays (the caller's choice, from measurements).
 template <int VEC, class Op>
-int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream, bool share_columns = false) {
+int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
+                ColumnReuse reuse = ColumnReuse::per_row) {
   using T = typename Op::Element;
   if (rows == 0 || width == 0) return cudaSuccess;
   if (rows > 0x7fffffff / 8) return static_cast<int>(cudaErrorInvalidValue);
   const int64_t vectors = width / VEC;
+  constexpr int kDeclined = -1;  // a persistent grid would leave its groups too few rows
+  int device = 0, major = 0;
   auto launch = [&](auto holder, auto geometry, int64_t blocks) {
     using Geometry = decltype(geometry);
     constexpr Holder kHolder = decltype(holder)::value;
     constexpr int kThreads = Geometry::threads * Geometry::rows_per_block, kCluster = Geometry::cluster;
-    using Slice = ClusterSlice<Op, VEC, Geometry, false>;
     // Rows that fill every slice get a kernel without bounds checks, the others one that
     // checks every column: a single kernel holding both paths (chosen per block) spilled
     // under the 16-bit register cap. On the H200, bf16 rms_norm / layer_norm [1024,65536]
@@ -528,8 +695,13 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream, 
     config.gridDim = dim3(static_cast<unsigned>(blocks));
     config.blockDim = dim3(kThreads);
     config.stream = stream;
-    if constexpr (kHolder == Holder::cluster) {
-      config.dynamicSmemBytes = Slice::kSharedBytes + cluster_exchange_bytes<kThreads, kCluster>();
+    if constexpr (kHolder == Holder::cluster || kHolder == Holder::streamed) {
+      if constexpr (kHolder == Holder::cluster) {
+        config.dynamicSmemBytes = ClusterSlice<Op, VEC, Geometry, false>::kSharedBytes +
+                                  cluster_exchange_bytes<Geometry::threads, kCluster, Geometry::rows_per_block>();
+      } else {
+        config.dynamicSmemBytes = StreamedLayout<Op, VEC, Geometry>::kBytes;
+      }
       const cudaError_t error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                      static_cast<int>(config.dynamicSmemBytes));
       if (error != cudaSuccess) return static_cast<int>(error);
@@ -541,11 +713,31 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream, 
     attribute.val.clusterDim.z = 1;
     config.attrs = &attribute;
     config.numAttrs = kCluster > 1 ? 1 : 0;
+    if constexpr (kHolder == Holder::streamed) {
+      // As many clusters as fit at once (asked once a device: the query costs more than a
+      // launch; one more cluster than fit doubled the time), each group left at least 8 rows:
+      // on the H200 (prototype), bf16 layer_norm of 120 rows (two a group) ran 16.1 us
+      // against 15.0 for a cluster a row, 480 rows 40.8 against 43.4.
+      static std::atomic<int> resident_clusters[kMaxDevices];  // 0: not asked yet
+      const bool cached = device < kMaxDevices;
+      int clusters = cached ? resident_clusters[device].load(std::memory_order_relaxed) : 0;
+      if (clusters == 0) {
+        config.gridDim = dim3(kCluster);
+        if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
+          cudaGetLastError();  // not sticky: the other holders run instead
+          return kDeclined;
+        }
+        if (cached) resident_clusters[device].store(clusters, std::memory_order_relaxed);
+      }
+      if (clusters == 0 || rows < int64_t{8} * clusters * Geometry::rows_per_block) return kDeclined;
+      config.gridDim = dim3(static_cast<unsigned>(clusters * kCluster));
+    }
     return static_cast<int>(cudaLaunchKernelEx(&config, kernel, op, rows, width));
   };
   using Warp = std::integral_constant<Holder, Holder::warp_registers>;
   using Block = std::integral_constant<Holder, Holder::block_registers>;
   using Cluster = std::integral_constant<Holder, Holder::cluster>;
+  using Streamed = std::integral_constant<Holder, Holder::streamed>;
   using Memory = std::integral_constant<Holder, Holder::memory>;
   // A warp per row needs rows enough to fill the SMs; fewer rows get a block each.
   if (rows >= 1024 || vectors <= 32) {
@@ -573,10 +765,22 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream, 
   // rows are capped for three blocks an SM (float32 softmax took 80 or 96 registers
   // depending on unrelated code, and ran 136 or 161 us).
   if (vectors <= 512 * 8) return launch(Block{}, RowGeometry<512, 8>{}, rows);
-  int device = 0, major = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
       cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
     return static_cast<int>(cudaGetLastError());
+  }
+  if constexpr (VEC * sizeof(T) == 16 && Op::kColumnOperands > 0) {
+    // Persistent clusters of 512-thread blocks, four row groups each, 64 elements a thread
+    // (8192-column slices), where the rows fill them: on the H200, bf16 layer_norm
+    // [1024,65536] 82.6 -> 77.0 us, [4096,65536] 301.2 -> 278.2, float32 [1024,65536] 149.8
+    // -> 140.5. (Prototypes, on the same machine: RMS norm with two rows a block stays ahead,
+    // 72.0 us against 74.2; softmax lost, 70.6 -> 78.4; two staging buffers a group, or eight
+    // groups a block, lost 1-3 us; clusters of 4 or 16 lost 3-30%.)
+    using Persistent = RowGeometry<128, 64 / VEC, 0, 8, 0, 4>;
+    if (major >= 9 && reuse == ColumnReuse::persistent && vectors == 8 * Persistent::slice_vectors) {
+      const int status = launch(Streamed{}, Persistent{}, 0);
+      if (status != kDeclined) return status;
+    }
   }
   if constexpr (VEC * sizeof(T) == 16) {
     if (major >= 9) {
@@ -590,7 +794,7 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream, 
             // bf16 rms_norm [1024,65536] on the H200 77.1 -> 72.2 us, [4096,65536] 280.2 ->
             // 268.4; layer_norm 82.3 -> 84.9 (it lost 2 us to the second row before sharing
             // anything). Four rows a block: 73.1 us.
-            if (share_columns && rows % 2 == 0) {
+            if (reuse == ColumnReuse::two_rows && rows % 2 == 0) {
               return launch(Cluster{}, RowGeometry<128, 8, 0, 8, 4, 2>{}, rows / 2 * 8);
             }
           }

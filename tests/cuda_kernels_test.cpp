@@ -1,7 +1,8 @@
 // The cuda DSL's built-in overrides beyond what the conformance sweep checks: they are
 // unavailable with a reason where there is no GPU; they launch on the current stream and
-// on the tensor's device; autograd routes RMS norm's backward with the forward's rstd; and
-// init() leaves CUDA alone, so a forked child can use it.
+// on the tensor's device; autograd routes RMS norm's backward with the forward's rstd;
+// layer norm's persistent kernel, which takes more rows than the sweep's samples have,
+// matches aten; and init() leaves CUDA alone, so a forked child can use it.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -118,6 +119,44 @@ TEST(CudaKernels, RmsNormBackwardRoutesUnderAutogradOnASideStream) {
   // bf16 outputs; grad_weight sums 512 rows in another order than aten's
   EXPECT_TRUE(at::allclose(routed.to(at::kFloat), reference.to(at::kFloat), 2e-2, 1e-2))
       << (routed.to(at::kFloat) - reference.to(at::kFloat)).abs().max().item<float>();
+}
+
+// Layer norm of many rows of 65536 columns takes persistent clusters that stream the rows
+// through shared memory (sm_90; elsewhere the other holders): on a side stream, whose
+// kernel writes the input just before, every row matches aten, the grid's last, ragged
+// round of rows included, and so do the mean and rstd.
+TEST(CudaKernels, LayerNormOfManyWideRowsMatchesAtenOnASideStream) {
+  if (!cuda_dsl_available()) GTEST_SKIP() << find_dsl("cuda")->unavailable_reason();
+  init();
+  const auto* guard = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
+  const c10::Stream side = guard->getStreamFromGlobalPool(c10::Device(c10::kCUDA, 0));
+  constexpr int64_t kWidth = 65536;
+  constexpr int64_t kRows = 1027;  // at least 8 a row group of any grid that fits on one GPU
+  for (const c10::ScalarType dtype : {at::kBFloat16, at::kFloat}) {
+    const auto options = at::TensorOptions().device(at::kCUDA).dtype(dtype);
+    const at::Tensor base = at::randn({kRows, kWidth}, options);
+    const at::Tensor weight = at::rand({kWidth}, options) + 0.5;
+    const at::Tensor bias = at::randn({kWidth}, options);
+    guard->synchronizeDevice(0);
+    auto run = [&](const at::Tensor& input) {
+      const auto [y, mean, rstd] = at::native_layer_norm(input, {kWidth}, weight, bias, 1e-5);
+      return std::vector<at::Tensor>{y, mean, rstd};
+    };
+    at::Tensor input;
+    std::vector<at::Tensor> routed;
+    {
+      const c10::StreamGuard on_side(side);
+      input = base.mul(2).add_(3);  // rows away from zero: the mean matters
+      const uint64_t before = testing::hits("native_layer_norm_cuda_0");
+      routed = run(input);
+      EXPECT_EQ(testing::hits("native_layer_norm_cuda_0"), before + 1);
+    }
+    side.synchronize();
+    for (size_t k = 0; k < routed.size(); ++k) {
+      const at::Tensor reference = testing::aten_reference("native_layer_norm", [&] { return run(input)[k]; });
+      EXPECT_TRUE(testing::close(routed[k].cpu(), reference.cpu())) << dtype << ", output " << k;
+    }
+  }
 }
 
 TEST(CudaKernels, AForkedChildRunsThemAfterTheParentInitialised) {

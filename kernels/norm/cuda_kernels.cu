@@ -70,6 +70,14 @@ struct NormRows {
 
 bool aligned16(const void* pointer) { return reinterpret_cast<uintptr_t>(pointer) % 16 == 0; }
 
+// How the rows share their reads of weight and bias, measured: RMS norm gains from reading
+// its weight once for two rows; layer norm does not, but gains from persistent blocks that
+// keep weight and bias for all their rows.
+ColumnReuse column_reuse(bool centered, const void* weight, const void* bias) {
+  if (weight == nullptr && bias == nullptr) return ColumnReuse::per_row;
+  return centered ? ColumnReuse::persistent : ColumnReuse::two_rows;
+}
+
 }  // namespace
 }  // namespace native_ops::cuda
 
@@ -85,9 +93,8 @@ extern "C" __attribute__((visibility("default"))) int native_ops_cuda_norm_rows(
       constexpr int kVecUsed = decltype(vec)::value;
       const NormRows<T, kVecUsed> op{static_cast<const T*>(in), static_cast<T*>(out), static_cast<const T*>(weight),
                                      static_cast<const T*>(bias), mean, rstd, width, eps, centered != 0};
-      // RMS norm reads its weight once for two rows (layer norm, measured, does not gain).
       return launch_rows<kVecUsed>(op, rows, width, static_cast<cudaStream_t>(stream),
-                                   centered == 0 && weight != nullptr);
+                                   column_reuse(centered != 0, weight, bias));
     };
     return aligned ? run(std::integral_constant<int, kVec>{}) : run(std::integral_constant<int, 1>{});
   });
