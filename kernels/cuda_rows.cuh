@@ -12,7 +12,7 @@
 //     their stores (before sm_90: up to 8 vectors per thread of 1024, in registers); a
 //     block may hold the same slice of two rows, sharing one copy of the op's column
 //     operands (RMS norm's weight) in its shared memory; or the clusters stay resident
-//     (one a GPC's worth of SMs, persistent), each block keeping its slice of the column
+//     (persistent: as many as fit at once), each block keeping its slice of the column
 //     operands (layer norm's weight and bias) in shared memory for all of its rows, which
 //     its row groups stream through staging buffers (TMA bulk copies) into registers;
 //   - wider: not held; every pass reads the row again (the later ones mostly from L2).
