@@ -51,6 +51,12 @@ __device__ __forceinline__ void store_vector(T* y, int64_t c, const Vec<T, VEC>&
   }
 }
 
+/// The 32-bit shared-memory address of p (a pointer into the block's shared memory), as
+/// the asm below takes it.
+__device__ __forceinline__ uint32_t shared_address(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
 /// The interface of a row holder, for a thread that holds elements of one row:
 ///   for_each(f)    calls f(x) for each element it holds, x as float;
 ///   store(y, g)    for each of its vectors at column c: vals[k] = float of the element,
@@ -137,7 +143,7 @@ struct SplitRow {
       if (!FULL && c >= end) continue;
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
       asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
-                       static_cast<uint32_t>(__cvta_generic_to_shared(far + i * ROW_THREADS))),
+                       shared_address(far + i * ROW_THREADS)),
                    "l"(x + c)
                    : "memory");
 #else
@@ -250,8 +256,8 @@ struct SharedColumnsRow : RegisterRow<T, VEC, ROW_THREADS, MAX_VECS, FULL> {
       for (int i = 0; i < MAX_VECS; ++i) {
         const int64_t c = this->column(i);
         if (i % ROWS != group || (!FULL && c >= row_end)) continue;
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(static_cast<uint32_t>(
-                         __cvta_generic_to_shared(shared + (k * MAX_VECS + i) * ROW_THREADS + t))),
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                         shared_address(shared + (k * MAX_VECS + i) * ROW_THREADS + t)),
                      "l"(values + c)
                      : "memory");
       }
@@ -345,6 +351,13 @@ struct RowReduce {
   }
 };
 
+/// Sets up the mbarrier at shared address `barrier` for one arrival a phase.
+__device__ __forceinline__ void init_mbarrier(uint32_t barrier) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(barrier) : "memory");
+#endif
+}
+
 /// The shared memory a ClusterReduce exchanges through: for each of a block's GROUPS rows
 /// held at once, each of the RING rows that may be in flight in turn (persistent blocks
 /// reuse their slots: a block can run at most one row ahead of another, since a row's
@@ -364,7 +377,7 @@ struct ClusterExchange {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     if (threadIdx.x == 0) {
       for (uint64_t* barrier = &done[0][0][0]; barrier != &done[0][0][0] + GROUPS * RING * kMaxReductions; ++barrier) {
-        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(address(barrier)) : "memory");
+        init_mbarrier(shared_address(barrier));
       }
       asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
     }
@@ -376,7 +389,6 @@ struct ClusterExchange {
     asm volatile("barrier.cluster.wait.aligned;" ::: "memory");
 #endif
   }
-  __device__ static uint32_t address(const void* p) { return static_cast<uint32_t>(__cvta_generic_to_shared(p)); }
 };
 
 /// Waits until the phase of the given parity of the mbarrier at shared address `barrier`
@@ -430,12 +442,12 @@ struct ClusterReduce {
     if (k >= Exchange::kMaxReductions) __trap();
     const int lane = threadIdx.x % 32;
     float* slots = exchange->slots[group][ring][k];
-    const uint32_t done = Exchange::address(&exchange->done[group][ring][k]);
+    const uint32_t done = shared_address(&exchange->done[group][ring][k]);
     // The phase completes when this arrival and all the bytes are in.
     if (t == 0) expect_bytes(done, static_cast<uint32_t>(sizeof(exchange->slots[group][ring][k])));
     if (lane < CLUSTER) {
       uint32_t remote_slot, remote_done;
-      const uint32_t slot = Exchange::address(&slots[static_cast<uint32_t>(t) / 32 * CLUSTER + rank]);
+      const uint32_t slot = shared_address(&slots[static_cast<uint32_t>(t) / 32 * CLUSTER + rank]);
       asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_slot) : "r"(slot), "r"(lane));
       asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_done) : "r"(done), "r"(lane));
       asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];" ::"r"(remote_slot),
@@ -473,10 +485,11 @@ enum class Holder { warp_registers, block_registers, cluster, memory, streamed }
 
 constexpr size_t round_up(size_t bytes, size_t alignment) { return (bytes + alignment - 1) / alignment * alignment; }
 
-/// Bytes of a cluster block's dynamic shared memory before its slice's FAR vectors.
-template <int ROW_THREADS, int CLUSTER, int GROUPS>
+/// Bytes of a cluster block's dynamic shared memory before what follows its exchange (a
+/// slice's FAR vectors, a persistent block's mbarriers).
+template <int ROW_THREADS, int CLUSTER, int GROUPS, int RING = 1>
 constexpr size_t cluster_exchange_bytes() {
-  return round_up(sizeof(ClusterExchange<ROW_THREADS, CLUSTER, GROUPS>), 16);
+  return round_up(sizeof(ClusterExchange<ROW_THREADS, CLUSTER, GROUPS, RING>), 16);
 }
 
 /// How launch_rows holds a row: THREADS threads a row (or a warp, four rows a block of
@@ -510,7 +523,7 @@ struct StreamedLayout {
   static constexpr int kGroups = Geometry::rows_per_block;
   using Exchange = ClusterExchange<Geometry::threads, Geometry::cluster, kGroups, 2>;
   static constexpr size_t kSliceBytes = Geometry::slice_vectors * sizeof(Vec<typename Op::Element, VEC>);
-  static constexpr size_t kBarriers = round_up(sizeof(Exchange), 16);
+  static constexpr size_t kBarriers = cluster_exchange_bytes<Geometry::threads, Geometry::cluster, kGroups, 2>();
   static constexpr size_t kColumns = round_up(kBarriers + sizeof(uint64_t) * (kGroups + 1), 128);
   static constexpr size_t kStages = kColumns + kSliceBytes * Op::kColumnOperands;
   static constexpr size_t kBytes = kStages + kSliceBytes * kGroups;
@@ -521,7 +534,7 @@ struct StreamedLayout {
 __device__ __forceinline__ void bulk_copy(void* shared, const void* global, size_t bytes, uint32_t barrier) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
-                   static_cast<uint32_t>(__cvta_generic_to_shared(shared))),
+                   shared_address(shared)),
                "l"(global), "r"(static_cast<uint32_t>(bytes)), "r"(barrier)
                : "memory");
 #endif
@@ -546,8 +559,8 @@ __device__ __forceinline__ void stream_rows(const Op& op, int64_t rows, int64_t 
   auto* columns = reinterpret_cast<Vec<T, VEC>*>(streamed_shared + Layout::kColumns);
   const int group = static_cast<int>(threadIdx.x) / THREADS, t = static_cast<int>(threadIdx.x) % THREADS;
   T* stage = reinterpret_cast<T*>(streamed_shared + Layout::kStages + Layout::kSliceBytes * group);
-  const uint32_t staged = Layout::Exchange::address(barriers + group);
-  const uint32_t columns_copied = Layout::Exchange::address(barriers + GROUPS);
+  const uint32_t staged = shared_address(barriers + group);
+  const uint32_t columns_copied = shared_address(barriers + GROUPS);
   const auto rank = static_cast<uint32_t>(blockIdx.x % CLUSTER);
   const int64_t begin = rank * Geometry::slice_vectors * VEC;
   const int64_t stride = gridDim.x / CLUSTER * GROUPS;  // rows the grid takes at once
@@ -557,7 +570,7 @@ __device__ __forceinline__ void stream_rows(const Op& op, int64_t rows, int64_t 
   };
   if (threadIdx.x == 0) {
     for (int i = 0; i <= GROUPS; ++i) {
-      asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(Layout::Exchange::address(barriers + i)) : "memory");
+      init_mbarrier(shared_address(barriers + i));
     }
   }
   exchange->init();
@@ -715,7 +728,7 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
     config.numAttrs = kCluster > 1 ? 1 : 0;
     if constexpr (kHolder == Holder::streamed) {
       // As many clusters as fit at once (asked once a device: the query costs more than a
-      // launch; one more cluster than fit doubled the time), each group left at least 8 rows:
+      // launch; one more cluster than fit ran 1.5x as long), each group left at least 8 rows:
       // on the H200 (prototype), bf16 layer_norm of 120 rows (two a group) ran 16.1 us
       // against 15.0 for a cluster a row, 480 rows 40.8 against 43.4.
       static std::atomic<int> resident_clusters[kMaxDevices];  // 0: not asked yet
@@ -775,7 +788,7 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
     // [1024,65536] 82.6 -> 77.0 us, [4096,65536] 301.2 -> 278.2, float32 [1024,65536] 149.8
     // -> 140.5. (Prototypes, on the same machine: RMS norm with two rows a block stays ahead,
     // 72.0 us against 74.2; softmax lost, 70.6 -> 78.4; two staging buffers a group, or eight
-    // groups a block, lost 1-3 us; clusters of 4 or 16 lost 3-30%.)
+    // groups a block, lost 1-3 us; clusters of 2, 4 or 16 lost 2-46%.)
     using Persistent = RowGeometry<128, 64 / VEC, 0, 8, 0, 4>;
     if (major >= 9 && reuse == ColumnReuse::persistent && vectors == 8 * Persistent::slice_vectors) {
       const int status = launch(Streamed{}, Persistent{}, 0);
