@@ -26,6 +26,7 @@ template <class F> float median_us(F f) {
 }
 
 double copy_gbps;
+RowClaims* claims;  // for persistent launches, one at a time
 // Values in [1, 2) as bf16 or f16 pairs, varied, so that a wrong reduction changes the output.
 __global__ void fill(uint16_t* p, size_t n) {
   for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n; i += size_t{gridDim.x} * blockDim.x)
@@ -40,9 +41,9 @@ template <class T> void shape(const char* name, int64_t rows, int64_t width, voi
   NormRows<T, V> rn{(const T*)in, (T*)out, (const T*)w, nullptr, nullptr, r, width, 1e-5f, false};
   auto row = [&](const char* op, auto& o, ColumnReuse reuse) {
     using Op = std::decay_t<decltype(o)>;
-    float chosen = median_us([&] { CHECK((cudaError_t)launch_rows<V>(o, rows, width, 0, reuse)); });
-    float block1024 = width / V <= 8192 ? median_us([&] { rows_kernel<Op, V, Holder::block_registers, RowGeometry<1024, 8>><<<rows, 1024>>>(o, rows, width); }) : -1;
-    float mem = median_us([&] { rows_kernel<Op, V, Holder::memory, RowGeometry<1024, 1>><<<rows, 1024>>>(o, rows, width); });
+    float chosen = median_us([&] { CHECK((cudaError_t)launch_rows<V>(o, rows, width, 0, reuse, claims)); });
+    float block1024 = width / V <= 8192 ? median_us([&] { rows_kernel<Op, V, Holder::block_registers, RowGeometry<1024, 8>><<<rows, 1024>>>(o, rows, width, RowSchedule{}); }) : -1;
+    float mem = median_us([&] { rows_kernel<Op, V, Holder::memory, RowGeometry<1024, 1>><<<rows, 1024>>>(o, rows, width, RowSchedule{}); });
     printf("%-8s %-5s [%6ld,%6ld] floor %6.1f | chosen %6.1f (%3.0f%%) | block1024 %6.1f (%3.0f%%) | memory %6.1f (%3.0f%%)\n", op, name, rows, width, floor_us,
            chosen, 100 * floor_us / chosen, block1024, block1024 > 0 ? 100 * floor_us / block1024 : 0, mem, 100 * floor_us / mem);
   };
@@ -55,7 +56,7 @@ int main() {
   size_t big = size_t(1) << 30;
   void *in, *out, *w, *b; float *m, *r;
   CHECK(cudaMalloc(&in, big)); CHECK(cudaMalloc(&out, big)); CHECK(cudaMalloc(&w, 1 << 20)); CHECK(cudaMalloc(&b, 1 << 20));
-  CHECK(cudaMalloc(&m, 1 << 20)); CHECK(cudaMalloc(&r, 1 << 20));
+  CHECK(cudaMalloc(&m, 1 << 20)); CHECK(cudaMalloc(&r, 1 << 20)); CHECK(cudaMalloc(&claims, sizeof(RowClaims)));
   fill<<<4096, 256>>>(static_cast<uint16_t*>(in), big / 2); CHECK(cudaMemset(w, 0x3c, 1 << 20)); CHECK(cudaMemset(b, 0, 1 << 20));
   float cu = median_us([&] { cudaMemcpyAsync(out, in, big, cudaMemcpyDeviceToDevice); });
   copy_gbps = 2.0 * big / cu / 1e3;

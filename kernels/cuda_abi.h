@@ -29,9 +29,13 @@ typedef int (*NativeOpsSoftmaxRowsFn)(int dtype, int log, const void* in, void* 
 /// float: out = (x - mean) * rstd * weight + bias, with rstd = 1 / sqrt(mean((x - mean)^2) + eps)
 /// and mean taken as 0 when not centered. `weight` and `bias` (`width` elements, the input's
 /// dtype) may be null; `mean` (null when not centered) and `rstd` get one float per row.
+/// `workspace`: NATIVE_OPS_NORM_ROWS_WORKSPACE_BYTES of device memory, 8-byte aligned, for
+/// this call alone (any contents), where the persistent kernel of the widest layer norms
+/// hands out rows; null: those rows take the other kernels.
 typedef int (*NativeOpsNormRowsFn)(int dtype, int centered, const void* in, const void* weight, const void* bias,
                                    void* out, float* mean, float* rstd, int64_t rows, int64_t width, float eps,
-                                   void* stream);
+                                   void* workspace, void* stream);
+#define NATIVE_OPS_NORM_ROWS_WORKSPACE_BYTES 16
 #define NATIVE_OPS_NORM_ROWS_SYMBOL "native_ops_cuda_norm_rows"
 
 /// The gradients of RMS norm over contiguous rows of `width` elements (a multiple of 16

@@ -61,13 +61,17 @@ __device__ __forceinline__ uint32_t shared_address(const void* p) {
 ///   for_each(f)    calls f(x) for each element it holds, x as float;
 ///   store(y, g)    for each of its vectors at column c: vals[k] = float of the element,
 ///                  g(c, vals) rewrites vals, and the vector is written to y + c;
-///   kOnChip        false when each pass re-reads the row from memory.
+///   kOnChip        false when each pass re-reads the row from memory;
+///   kMomentsAtOnce true when every thread holds the same count of the row's elements and
+///                  the reduce takes float2 pairs, so that a norm may combine each thread's
+///                  mean and variance in one reduction (MeanVariance) instead of two.
 /// A RegisterRow holds the columns [begin, end) of a row (a cluster block's slice, or all
 /// of it); its thread's i-th vector starts at column begin + (i * ROW_THREADS + t) * VEC.
 /// FULL: the columns fill every vector of every thread, so no column needs its bounds check.
 template <class T, int VEC, int ROW_THREADS, int MAX_VECS, bool FULL = false>
 struct RegisterRow {
   static constexpr bool kOnChip = true;
+  static constexpr bool kMomentsAtOnce = false;
   static constexpr bool kColumnsInShared = false;  // see load_column()
   Vec<T, VEC> v[MAX_VECS];
   int64_t first;  // column of the thread's first vector
@@ -124,6 +128,7 @@ struct RegisterRow {
 template <class T, int VEC, int ROW_THREADS, int NEAR, int FAR, bool FULL = false>
 struct SplitRow {
   static constexpr bool kOnChip = true;
+  static constexpr bool kMomentsAtOnce = false;
   static constexpr bool kColumnsInShared = false;
   static constexpr size_t kSharedBytes = size_t{ROW_THREADS} * FAR * sizeof(Vec<T, VEC>);
   RegisterRow<T, VEC, ROW_THREADS, NEAR, FULL> near;
@@ -277,11 +282,15 @@ struct SharedColumnsRow : RegisterRow<T, VEC, ROW_THREADS, MAX_VECS, FULL> {
 
 /// A persistent cluster block's slice of a row, copied into registers from its staging
 /// buffer, beside the block's copy of the slice of the op's column operands (which stays in
-/// shared memory for all the block's rows). Every column of the slice is held.
+/// shared memory for all the block's rows). Every column of the slice is held, and its
+/// exchange takes pairs: layer norm's one reduction a row (bf16 [1024,65536] on the H200,
+/// prototype: 76.6-77.4 -> 74.6-76.5 us; the one-row-a-cluster kernels, under their 16-bit
+/// register cap, spilled with it: 82.3 -> 130.7).
 template <class T, int VEC, int ROW_THREADS, int MAX_VECS>
 struct StagedRow : RegisterRow<T, VEC, ROW_THREADS, MAX_VECS, true> {
   using Held = RegisterRow<T, VEC, ROW_THREADS, MAX_VECS, true>;
   static constexpr bool kColumnsInShared = true;
+  static constexpr bool kMomentsAtOnce = true;
   SharedColumns<T, VEC, ROW_THREADS, MAX_VECS> shared_columns;
 
   __device__ __forceinline__ StagedRow(const T* staged, int t, int64_t begin, const Vec<T, VEC>* columns)
@@ -293,6 +302,7 @@ struct StagedRow : RegisterRow<T, VEC, ROW_THREADS, MAX_VECS, true> {
 template <class T, int VEC, int ROW_THREADS>
 struct MemoryRow {
   static constexpr bool kOnChip = false;
+  static constexpr bool kMomentsAtOnce = false;
   static constexpr bool kColumnsInShared = false;
   const Vec<T, VEC>* vectors;
   int t;
@@ -361,14 +371,15 @@ __device__ __forceinline__ void init_mbarrier(uint32_t barrier) {
 /// The shared memory a ClusterReduce exchanges through: for each of a block's GROUPS rows
 /// held at once, each of the RING rows that may be in flight in turn (persistent blocks
 /// reuse their slots: a block can run at most one row ahead of another, since a row's
-/// reduction waits for every block), and each of its reductions: one float slot per warp of
-/// the row in the cluster and the mbarrier that counts the bytes written into them.
-template <int ROW_THREADS, int CLUSTER, int GROUPS = 1, int RING = 1>
+/// reduction waits for every block), and each of its reductions: one Slot (a float, or a
+/// float2 for reductions of pairs) per warp of the row in the cluster and the mbarrier that
+/// counts the bytes written into them.
+template <int ROW_THREADS, int CLUSTER, int GROUPS = 1, int RING = 1, class Slot = float>
 struct ClusterExchange {
   static constexpr int kMaxReductions = 2;  // softmax and layer norm reduce twice, RMS norm once
   static constexpr int kSlots = ROW_THREADS / 32 * CLUSTER;
   uint64_t done[GROUPS][RING][kMaxReductions];
-  float slots[GROUPS][RING][kMaxReductions][kSlots];
+  Slot slots[GROUPS][RING][kMaxReductions][kSlots];
 
   /// Before any block of the cluster writes here: thread 0 sets up the mbarriers, and every
   /// thread signals the cluster (a relaxed arrive, so it waits on nothing); `ready()` later
@@ -421,10 +432,10 @@ __device__ __forceinline__ void expect_bytes(uint32_t barrier, uint32_t bytes) {
 /// writes come to it; its own writes are counted by their receivers). ROW_THREADS: a row's
 /// threads in a block, which holds GROUPS rows at once (the `group`-th for this thread,
 /// whose thread `t` is its first), the row in flight `ring` of RING, its mbarriers' phase
-/// of that `parity`.
-template <int ROW_THREADS, int CLUSTER, int GROUPS = 1, int RING = 1>
+/// of that `parity`. Values are floats, or float2 pairs where Slot is float2.
+template <int ROW_THREADS, int CLUSTER, int GROUPS = 1, int RING = 1, class Slot = float>
 struct ClusterReduce {
-  using Exchange = ClusterExchange<ROW_THREADS, CLUSTER, GROUPS, RING>;
+  using Exchange = ClusterExchange<ROW_THREADS, CLUSTER, GROUPS, RING, Slot>;
   Exchange* exchange;
   uint32_t rank;
   int group;
@@ -435,13 +446,13 @@ struct ClusterReduce {
 
   template <class V, class Op>
   __device__ __forceinline__ V operator()(V value, Op op) const {
-    static_assert(sizeof(V) == sizeof(float), "on-chip rows reduce floats");
+    static_assert(std::is_same_v<V, Slot>, "the exchange holds the values reduced");
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
     value = warp_reduce<32>(value, op);
     const int k = reductions++;
     if (k >= Exchange::kMaxReductions) __trap();
     const int lane = threadIdx.x % 32;
-    float* slots = exchange->slots[group][ring][k];
+    V* slots = exchange->slots[group][ring][k];
     const uint32_t done = shared_address(&exchange->done[group][ring][k]);
     // The phase completes when this arrival and all the bytes are in.
     if (t == 0) expect_bytes(done, static_cast<uint32_t>(sizeof(exchange->slots[group][ring][k])));
@@ -450,9 +461,16 @@ struct ClusterReduce {
       const uint32_t slot = shared_address(&slots[static_cast<uint32_t>(t) / 32 * CLUSTER + rank]);
       asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_slot) : "r"(slot), "r"(lane));
       asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_done) : "r"(done), "r"(lane));
-      asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];" ::"r"(remote_slot),
-                   "f"(value), "r"(remote_done)
-                   : "memory");
+      if constexpr (std::is_same_v<V, float>) {
+        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];" ::"r"(remote_slot),
+                     "f"(value), "r"(remote_done)
+                     : "memory");
+      } else {
+        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];" ::"r"(
+                         remote_slot),
+                     "f"(value.x), "f"(value.y), "r"(remote_done)
+                     : "memory");
+      }
     }
     wait_phase(done, parity);
     constexpr int kSlots = Exchange::kSlots;
@@ -460,6 +478,8 @@ struct ClusterReduce {
     if constexpr (kSlots <= 32) {
       total = warp_reduce<kSlots>(slots[lane % kSlots], op);
     } else {
+      // Folded in sequence: fine for sums and maxima, not for MeanVariance's equal halves.
+      static_assert(std::is_same_v<V, float>, "pairs reduce over at most 32 slots");
       total = slots[lane];
 #pragma unroll
       for (int j = lane + 32; j < kSlots; j += 32) total = op(total, slots[j]);
@@ -480,6 +500,17 @@ struct Sum {
   __device__ float operator()(float a, float b) const { return a + b; }
   __device__ float2 operator()(float2 a, float2 b) const { return {a.x + b.x, a.y + b.y}; }
 };
+/// Combines (mean, variance) pairs of two equally many elements: the mean of the means, and
+/// the mean of the variances plus the squared half gap between the means (Chan et al.'s
+/// parallel update for equal counts: no E[x^2] - E[x]^2 cancellation). Exactly commutative,
+/// so both lanes of a butterfly get the same bits. Every combination must be of equal
+/// counts: a butterfly over threads that hold the same number of elements.
+struct MeanVariance {
+  __device__ float2 operator()(float2 a, float2 b) const {
+    const float half_gap = (a.x - b.x) * 0.5f;
+    return {(a.x + b.x) * 0.5f, (a.y + b.y) * 0.5f + half_gap * half_gap};
+  }
+};
 
 enum class Holder { warp_registers, block_registers, cluster, memory, streamed };
 
@@ -487,9 +518,9 @@ constexpr size_t round_up(size_t bytes, size_t alignment) { return (bytes + alig
 
 /// Bytes of a cluster block's dynamic shared memory before what follows its exchange (a
 /// slice's FAR vectors, a persistent block's mbarriers).
-template <int ROW_THREADS, int CLUSTER, int GROUPS, int RING = 1>
+template <int ROW_THREADS, int CLUSTER, int GROUPS, int RING = 1, class Slot = float>
 constexpr size_t cluster_exchange_bytes() {
-  return round_up(sizeof(ClusterExchange<ROW_THREADS, CLUSTER, GROUPS, RING>), 16);
+  return round_up(sizeof(ClusterExchange<ROW_THREADS, CLUSTER, GROUPS, RING, Slot>), 16);
 }
 
 /// How launch_rows holds a row: THREADS threads a row (or a warp, four rows a block of
@@ -513,18 +544,47 @@ using ClusterSlice = std::conditional_t<
     SharedColumnsRow<typename Op::Element, VEC, Geometry::threads, Geometry::near, Geometry::rows_per_block,
                      Op::kColumnOperands, FULL>>;
 
+/// Where a persistent launch's row groups claim their rows after the first half (see
+/// stream_rows): 16 bytes of device memory that the caller gives each launch (garbage is
+/// fine). The launch's first block zeroes `next`, then publishes the launch's tag in
+/// `launch`; a claimer waits for that tag before its first claim.
+struct RowClaims {
+  unsigned long long launch;
+  unsigned long long next;  // claims so far
+};
+
+/// A launch's RowClaims and its tag (unique to the launch, and unlike what the memory held
+/// before: see launch_rows()).
+struct RowSchedule {
+  RowClaims* claims;
+  unsigned long long launch;
+};
+
+/// The rows claimed for a persistent block's groups, as the cluster's rank-0 block sends
+/// them to every block of the cluster: for each group, a ring of kRing rows (claimed
+/// rounds in order) with an mbarrier each that counts the 8 bytes of the row's index.
+template <int GROUPS>
+struct ClaimedRows {
+  static constexpr int kRing = 4;
+  uint64_t arrived[GROUPS][kRing];
+  int64_t rows[GROUPS][kRing];
+};
+
 /// The dynamic shared memory of a persistent cluster block (Holder::streamed) of Geometry:
-/// its exchange (two rows in flight a group), the mbarriers of its groups' staging buffers
-/// and of its copy of the column operands, that copy, and a staging buffer a group. The
+/// its exchange (pairs, two rows in flight a group), the mbarriers of its groups' staging
+/// buffers and of its copy of the column operands, its claimed rows, that copy, and a
+/// staging buffer a group. The
 /// bulk copies' destinations are 128-byte aligned: at 16 (all they need) bf16 layer_norm
 /// [1024,65536] on the H200 ran 88.7 us against 77.0.
 template <class Op, int VEC, class Geometry>
 struct StreamedLayout {
   static constexpr int kGroups = Geometry::rows_per_block;
-  using Exchange = ClusterExchange<Geometry::threads, Geometry::cluster, kGroups, 2>;
+  using Exchange = ClusterExchange<Geometry::threads, Geometry::cluster, kGroups, 2, float2>;
   static constexpr size_t kSliceBytes = Geometry::slice_vectors * sizeof(Vec<typename Op::Element, VEC>);
-  static constexpr size_t kBarriers = cluster_exchange_bytes<Geometry::threads, Geometry::cluster, kGroups, 2>();
-  static constexpr size_t kColumns = round_up(kBarriers + sizeof(uint64_t) * (kGroups + 1), 128);
+  static constexpr size_t kBarriers =
+      cluster_exchange_bytes<Geometry::threads, Geometry::cluster, kGroups, 2, float2>();
+  static constexpr size_t kClaimed = kBarriers + sizeof(uint64_t) * (kGroups + 1);
+  static constexpr size_t kColumns = round_up(kClaimed + sizeof(ClaimedRows<kGroups>), 128);
   static constexpr size_t kStages = kColumns + kSliceBytes * Op::kColumnOperands;
   static constexpr size_t kBytes = kStages + kSliceBytes * kGroups;
 };
@@ -542,13 +602,20 @@ __device__ __forceinline__ void bulk_copy(void* shared, const void* global, size
 
 /// The rows of a persistent cluster (Holder::streamed): its block `rank` holds the columns
 /// [rank * slice, (rank + 1) * slice) of every row it takes, and keeps that slice of the op's
-/// column operands in shared memory for all of them. Group g of cluster c takes rows c *
-/// GROUPS + g, then every clusters * GROUPS on; each row's slice lands in the group's staging
+/// column operands in shared memory for all of them. In the first half of the rounds, group
+/// g of cluster c takes rows g * clusters + c, then every clusters * GROUPS on; after that
+/// it claims its rows one at a time from `schedule`, since clusters sharing the chip go at
+/// different rates (on the H200, with static rows to the end, clusters of bf16 layer_norm
+/// [1024,65536] ended between 59.0 and 73.7 us; claiming the second half, 74.2 -> 73.9 us,
+/// [4096,65536] 279.5 -> 267.4). The claimer is a thread of the second warp of the group in the rank-0
+/// block: it claims a row 4 rounds ahead and sends it a round later (the mbarrier arrivals
+/// of thread 0 have release semantics and would wait for the atomic). Each row's slice lands
+/// in the group's staging
 /// buffer by a bulk copy (no registers, no L1 while in flight), moves to registers, and the
 /// buffer takes the group's next row while this one is reduced and written. The grid is as
 /// many clusters as the device holds at once, and every slice is full.
 template <class Op, int VEC, class Geometry>
-__device__ __forceinline__ void stream_rows(const Op& op, int64_t rows, int64_t width) {
+__device__ __forceinline__ void stream_rows(const Op& op, int64_t rows, int64_t width, RowSchedule schedule) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   using T = typename Op::Element;
   using Layout = StreamedLayout<Op, VEC, Geometry>;
@@ -556,6 +623,8 @@ __device__ __forceinline__ void stream_rows(const Op& op, int64_t rows, int64_t 
   extern __shared__ __align__(128) unsigned char streamed_shared[];
   auto* exchange = reinterpret_cast<typename Layout::Exchange*>(streamed_shared);
   auto* barriers = reinterpret_cast<uint64_t*>(streamed_shared + Layout::kBarriers);  // a group's buffer's, the columns'
+  auto* claimed = reinterpret_cast<ClaimedRows<GROUPS>*>(streamed_shared + Layout::kClaimed);
+  constexpr int kRing = ClaimedRows<GROUPS>::kRing;
   auto* columns = reinterpret_cast<Vec<T, VEC>*>(streamed_shared + Layout::kColumns);
   const int group = static_cast<int>(threadIdx.x) / THREADS, t = static_cast<int>(threadIdx.x) % THREADS;
   T* stage = reinterpret_cast<T*>(streamed_shared + Layout::kStages + Layout::kSliceBytes * group);
@@ -563,7 +632,8 @@ __device__ __forceinline__ void stream_rows(const Op& op, int64_t rows, int64_t 
   const uint32_t columns_copied = shared_address(barriers + GROUPS);
   const auto rank = static_cast<uint32_t>(blockIdx.x % CLUSTER);
   const int64_t begin = rank * Geometry::slice_vectors * VEC;
-  const int64_t stride = gridDim.x / CLUSTER * GROUPS;  // rows the grid takes at once
+  const int64_t clusters = gridDim.x / CLUSTER;
+  const int64_t stride = clusters * GROUPS;  // rows the grid takes at once
   auto stage_row = [&](int64_t row) {
     expect_bytes(staged, Layout::kSliceBytes);
     bulk_copy(stage, op.in + row * width + begin, Layout::kSliceBytes, staged);
@@ -572,10 +642,25 @@ __device__ __forceinline__ void stream_rows(const Op& op, int64_t rows, int64_t 
     for (int i = 0; i <= GROUPS; ++i) {
       init_mbarrier(shared_address(barriers + i));
     }
+    for (int g = 0; g < GROUPS; ++g) {
+      for (int i = 0; i < kRing; ++i) init_mbarrier(shared_address(&claimed->arrived[g][i]));
+    }
+    if (blockIdx.x == 0) {
+      schedule.claims->next = 0;  // published by the release below
+      asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(&schedule.claims->launch), "l"(schedule.launch)
+                   : "memory");
+    }
   }
-  exchange->init();
+  exchange->init();  // its fence also orders the mbarriers' initialisation above
   __syncthreads();  // the group leaders stage rows on these mbarriers
-  int64_t row = blockIdx.x / CLUSTER * GROUPS + group;
+  // Rounds before `fixed` take rows by the static rule, later ones claimed rows, the first
+  // of which lands in ring slot 0.
+  const int fixed = static_cast<int>(max(int64_t{kRing}, rows / stride / 2));
+  if (t == 0) {
+    for (int i = 0; i < kRing; ++i) expect_bytes(shared_address(&claimed->arrived[group][i]), sizeof(int64_t));
+  }
+  const int64_t first = group * clusters + blockIdx.x / CLUSTER;  // the group's row of round 0
+  int64_t row = first;
   if (t == 0 && row < rows) stage_row(row);
   if constexpr (Op::kColumnOperands > 0) {
     if (threadIdx.x == 0) {
@@ -590,18 +675,68 @@ __device__ __forceinline__ void stream_rows(const Op& op, int64_t rows, int64_t 
   }
   exchange->ready();  // every block's mbarriers are set up before the first exchange
   if constexpr (Op::kColumnOperands > 0) wait_phase(columns_copied, 0);
-  for (int k = 0; row < rows; row += stride, ++k) {
+  const bool claimer = rank == 0 && t / 32 == 1;  // lane t - 32 sends to block t - 32
+  int64_t ahead = first + 3 * stride;              // the claimer's: the group's row of round k + 3
+  unsigned long long claim = 0;
+  bool claim_pending = false, claims_ready = false;
+  for (int k = 0; row < rows; ++k) {
     wait_phase(staged, k & 1);
     const StagedRow<T, VEC, THREADS, Geometry::near> held(stage, t, begin, columns);
     // Every thread of the group has read its vectors before the buffer takes the next row.
     asm volatile("bar.sync %0, %1;" ::"r"(group + 1), "r"(THREADS) : "memory");
-    if (t == 0 && row + stride < rows) {
-      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // those reads before the copy's writes
-      stage_row(row + stride);
+    int64_t next;
+    if (k + 1 < fixed) {
+      next = first + (k + 1) * stride;
+    } else {  // its claim arrives from the rank-0 block: 3 rounds ago, or earlier
+      const int slot = (k + 1 - fixed) % kRing;
+      const uint32_t arrived = shared_address(&claimed->arrived[group][slot]);
+      wait_phase(arrived, static_cast<uint32_t>((k + 1 - fixed) / kRing) & 1);
+      next = claimed->rows[group][slot];
+      if (t == 0) expect_bytes(arrived, sizeof(int64_t));  // for round k + 1 + kRing
     }
-    const ClusterReduce<THREADS, CLUSTER, GROUPS, 2> reduce{exchange, rank, group, t, k & 1,
-                                                            static_cast<uint32_t>(k >> 1 & 1)};
+    if (t == 0 && next < rows) {
+      asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // those reads before the copy's writes
+      stage_row(next);
+    }
+    if (claimer) {
+      // Every block has taken the row of round k - 1 from the slot this overwrites: this
+      // block's reduction of round k - 1 waited for all of them, after they took round k's.
+      const int lane = t - 32;
+      if (claim_pending) {  // the row of round k + 3, claimed last round
+        ahead = fixed * stride + static_cast<int64_t>(__shfl_sync(0xffffffff, claim, 0));
+        if (lane < CLUSTER) {
+          const int slot = (k + 3 - fixed) % kRing;
+          uint32_t remote_row, remote_arrived;
+          asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                       : "=r"(remote_row)
+                       : "r"(shared_address(&claimed->rows[group][slot])), "r"(lane));
+          asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
+                       : "=r"(remote_arrived)
+                       : "r"(shared_address(&claimed->arrived[group][slot])), "r"(lane));
+          asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b64 [%0], %1, [%2];" ::"r"(remote_row),
+                       "l"(ahead), "r"(remote_arrived)
+                       : "memory");
+        }
+        claim_pending = false;
+      } else if (k + 3 < fixed) {
+        ahead = first + (k + 3) * stride;
+      }
+      if (k + 4 >= fixed && ahead < rows) {  // round k + 4 is claimed, and comes
+        if (lane == 0) {
+          while (!claims_ready) {
+            unsigned long long tag;
+            asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(tag) : "l"(&schedule.claims->launch) : "memory");
+            claims_ready = tag == schedule.launch;
+          }
+          claim = atomicAdd(&schedule.claims->next, 1ull);
+        }
+        claim_pending = true;
+      }
+    }
+    const ClusterReduce<THREADS, CLUSTER, GROUPS, 2, float2> reduce{exchange, rank, group, t, k & 1,
+                                                                    static_cast<uint32_t>(k >> 1 & 1)};
     op(held, row, static_cast<int>(rank) * THREADS + t, reduce);
+    row = next;
   }
 #endif
 }
@@ -613,7 +748,7 @@ __device__ __forceinline__ void stream_rows(const Op& op, int64_t rows, int64_t 
 // no column is checked against the row's end.
 template <class Op, int VEC, Holder HOLDER, class Geometry, bool FULL_SLICES = false>
 __global__ void __launch_bounds__(Geometry::threads* Geometry::rows_per_block, Geometry::min_blocks)
-    rows_kernel(Op op, int64_t rows, int64_t width) {
+    rows_kernel(Op op, int64_t rows, int64_t width, RowSchedule schedule) {
   using T = typename Op::Element;
   constexpr int THREADS = Geometry::threads, NEAR = Geometry::near, CLUSTER = Geometry::cluster;
   if constexpr (HOLDER == Holder::warp_registers) {
@@ -647,7 +782,7 @@ __global__ void __launch_bounds__(Geometry::threads* Geometry::rows_per_block, G
       run({op.in + row * width, t, group, begin, end, op, shared});
     }
   } else if constexpr (HOLDER == Holder::streamed) {
-    stream_rows<Op, VEC, Geometry>(op, rows, width);
+    stream_rows<Op, VEC, Geometry>(op, rows, width, schedule);
   } else if constexpr (HOLDER == Holder::memory) {
     const int64_t row = blockIdx.x;
     op(MemoryRow<T, VEC, THREADS>(op.in + row * width, threadIdx.x, width), row, static_cast<int>(threadIdx.x),
@@ -670,6 +805,18 @@ enum class ColumnReuse {
 /// The devices whose occupancy launch_rows() remembers (others ask at every launch).
 constexpr int kMaxDevices = 64;
 
+/// A tag for a launch's RowClaims: the process's launch count through splitmix64's
+/// finalizer, a bijection, so no two launches share a tag, and tags look random: the
+/// memory under a RowClaims may hold anything before (small integers of an index tensor
+/// would match a plain count).
+inline unsigned long long next_launch_tag() {
+  static std::atomic<unsigned long long> launches{0};
+  unsigned long long z = launches.fetch_add(1, std::memory_order_relaxed) + 0x9e3779b97f4a7c15ull;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
 /// Runs `op` over `rows` rows of `width` elements (a multiple of VEC, each row aligned to
 /// a vector), holding each as the width and the device allow. `Op` has `using Element =
 /// T`, a member `in` (the input), `static constexpr int kColumnOperands` (how many
@@ -678,10 +825,13 @@ constexpr int kMaxDevices = 64;
 /// <class Row, class Reduce> __device__ void operator()(const Row& row, int64_t row_index,
 /// int thread, Reduce reduce) const`, where `thread` is the thread's index among all the
 /// threads of the row (0 for exactly one). `reuse`: how the rows may share the reads of the
-/// column operands, where that pays (the caller's choice, from measurements).
+/// column operands, where that pays (the caller's choice, from measurements). `claims`:
+/// device memory on the current device for this launch alone (not shared with a launch
+/// that may run at the same time), which persistent clusters need; without it they are
+/// not used.
 template <int VEC, class Op>
 int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
-                ColumnReuse reuse = ColumnReuse::per_row) {
+                ColumnReuse reuse = ColumnReuse::per_row, RowClaims* claims = nullptr) {
   using T = typename Op::Element;
   if (rows == 0 || width == 0) return cudaSuccess;
   if (rows > 0x7fffffff / 8) return static_cast<int>(cudaErrorInvalidValue);
@@ -745,7 +895,9 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
       if (clusters == 0 || rows < int64_t{8} * clusters * Geometry::rows_per_block) return kDeclined;
       config.gridDim = dim3(static_cast<unsigned>(clusters * kCluster));
     }
-    return static_cast<int>(cudaLaunchKernelEx(&config, kernel, op, rows, width));
+    RowSchedule schedule{};
+    if constexpr (kHolder == Holder::streamed) schedule = {claims, next_launch_tag()};
+    return static_cast<int>(cudaLaunchKernelEx(&config, kernel, op, rows, width, schedule));
   };
   using Warp = std::integral_constant<Holder, Holder::warp_registers>;
   using Block = std::integral_constant<Holder, Holder::block_registers>;
@@ -785,12 +937,13 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
   if constexpr (VEC * sizeof(T) == 16 && Op::kColumnOperands > 0) {
     // Persistent clusters of 512-thread blocks, four row groups each, 64 elements a thread
     // (8192-column slices), where the rows fill them: on the H200, bf16 layer_norm
-    // [1024,65536] 82.6 -> 77.0 us, [4096,65536] 301.2 -> 278.2, float32 [1024,65536] 149.8
-    // -> 140.5. (Prototypes, on the same machine: RMS norm with two rows a block stays ahead,
+    // [1024,65536] 82.6 -> 73.9 us, [4096,65536] 301.2 -> 267.4, float32 [1024,65536] 149.8
+    // -> 138.0 (one reduction a row, rows claimed after the first half). (Prototypes, on the same machine: RMS norm with two rows a block stays ahead,
     // 72.0 us against 74.2; softmax lost, 70.6 -> 78.4; two staging buffers a group, or eight
     // groups a block, lost 1-3 us; clusters of 2, 4 or 16 lost 2-46%.)
     using Persistent = RowGeometry<128, 64 / VEC, 0, 8, 0, 4>;
-    if (major >= 9 && reuse == ColumnReuse::persistent && vectors == 8 * Persistent::slice_vectors) {
+    if (major >= 9 && reuse == ColumnReuse::persistent && claims != nullptr &&
+        vectors == 8 * Persistent::slice_vectors) {
       const int status = launch(Streamed{}, Persistent{}, 0);
       if (status != kDeclined) return status;
     }

@@ -159,6 +159,47 @@ TEST(CudaKernels, LayerNormOfManyWideRowsMatchesAtenOnASideStream) {
   }
 }
 
+// The persistent kernel hands out rows through a counter in each call's workspace: two
+// launches that share the GPU at once must each process all of their own rows.
+TEST(CudaKernels, LayerNormsOfManyWideRowsOnTwoStreamsAtOnceMatchAten) {
+  if (!cuda_dsl_available()) GTEST_SKIP() << find_dsl("cuda")->unavailable_reason();
+  init();
+  const auto* guard = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
+  constexpr int64_t kWidth = 65536;
+  const auto options = at::TensorOptions().device(at::kCUDA).dtype(at::kBFloat16);
+  const at::Tensor weight = at::rand({kWidth}, options) + 0.5;
+  const at::Tensor bias = at::randn({kWidth}, options);
+  const std::vector<int64_t> row_counts{1027, 2050};
+  std::vector<at::Tensor> inputs;
+  for (const int64_t rows : row_counts) {
+    inputs.push_back(at::randn({rows, kWidth}, options).add_(static_cast<double>(inputs.size() + 2)));
+  }
+  guard->synchronizeDevice(0);
+  std::vector<c10::Stream> streams;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    streams.push_back(guard->getStreamFromGlobalPool(c10::Device(c10::kCUDA, 0)));
+  }
+  ASSERT_NE(streams[0], streams[1]);
+  constexpr int kRounds = 3;  // queued back to back on both streams, without waiting between
+  std::vector<std::vector<at::Tensor>> outputs(inputs.size());
+  const uint64_t before = testing::hits("native_layer_norm_cuda_0");
+  for (int round = 0; round < kRounds; ++round) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const c10::StreamGuard on(streams[i]);
+      outputs[i].push_back(std::get<0>(at::native_layer_norm(inputs[i], {kWidth}, weight, bias, 1e-5)));
+    }
+  }
+  for (const c10::Stream& stream : streams) stream.synchronize();
+  EXPECT_EQ(testing::hits("native_layer_norm_cuda_0"), before + kRounds * inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    auto layer_norm = [&] { return std::get<0>(at::native_layer_norm(inputs[i], {kWidth}, weight, bias, 1e-5)); };
+    const at::Tensor reference = testing::aten_reference("native_layer_norm", layer_norm);
+    for (const at::Tensor& output : outputs[i]) {
+      EXPECT_TRUE(testing::close(output.cpu(), reference.cpu())) << row_counts[i] << " rows";
+    }
+  }
+}
+
 TEST(CudaKernels, AForkedChildRunsThemAfterTheParentInitialised) {
   if (!cuda_dsl_available()) GTEST_SKIP() << find_dsl("cuda")->unavailable_reason();
   init();  // upstream's test_lazy_init: initialisation must not have touched CUDA

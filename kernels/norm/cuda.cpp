@@ -44,11 +44,16 @@ Normalized normalize(const at::Tensor& input, at::IntArrayRef normalized_shape, 
     return tensor.has_value() && tensor->defined() ? tensor->const_data_ptr() : nullptr;
   };
   const int64_t width = c10::multiply_integers(normalized_shape);
+  // Only layer norm's persistent kernel uses it; from the caching allocator, stream-ordered.
+  const at::Tensor workspace =
+      centered ? at::empty({NATIVE_OPS_NORM_ROWS_WORKSPACE_BYTES}, input.options().dtype(at::kByte)) : at::Tensor();
   cuda::check(cuda::kernels().norm_rows(cuda::dtype_code(input), centered ? 1 : 0, input.const_data_ptr(),
                                         pointer(weight), pointer(bias), result.out.mutable_data_ptr(),
                                         centered ? result.mean.mutable_data_ptr<float>() : nullptr,
                                         result.rstd.mutable_data_ptr<float>(), input.numel() / width, width,
-                                        static_cast<float>(eps), cuda::current_stream(input)),
+                                        static_cast<float>(eps),
+                                        centered ? workspace.mutable_data_ptr() : nullptr,
+                                        cuda::current_stream(input)),
               centered ? "layer_norm_rows" : "rms_norm_rows");
   return result;
 }

@@ -1,8 +1,9 @@
 // Layer norm and RMS norm over the last dimensions on the GPU, as row kernels
 // (../cuda_rows.cuh): each row is read from DRAM once and held on chip, where its mean and
-// variance are taken in two passes (no E[x^2] - E[x]^2 cancellation), then normalised,
-// scaled and written. Rows too wide for the chip take one pass of both sums, then a
-// second read to write.
+// variance are taken in two passes (no E[x^2] - E[x]^2 cancellation; the persistent
+// holder's rows in one reduction of each thread's pair), then normalised, scaled and
+// written. Rows too wide for the chip take one pass of both sums, then a second read to
+// write.
 #include <cstdint>
 
 #include "cuda_rows.cuh"
@@ -26,34 +27,60 @@ struct NormRows {
   static constexpr int kColumnOperands = 2;
   __device__ __forceinline__ const T* column_operand(int k) const { return k == 0 ? weight : bias; }
 
+  /// A row's mean, as shift + offset, and its variance (RMS norm: offset 0, the mean square).
+  struct Moments {
+    float shift, offset, variance;
+  };
+
+  template <class Row, class Reduce>
+  __device__ __forceinline__ Moments moments(const Row& row, int64_t r, Reduce reduce) const {
+    // Sums of x - shift, with shift the row's first element: for a row far from zero (values
+    // near 1000, say) x - shift is exact and small, where a plain sum of x would lose the
+    // mean to rounding; the mean is carried as shift + offset.
+    const float shift = centered ? to_float(in[r * width]) : 0.f;
+    if constexpr (Row::kMomentsAtOnce) {
+      // Each thread's own mean and variance (two passes over its registers; RMS norm's about
+      // 0), combined over the row in one reduction of equal halves (MeanVariance).
+      float sum = 0.f, count = 0.f;
+      row.for_each([&](float x) {
+        sum += x - shift;
+        count += 1.f;
+      });
+      const float local = centered ? sum / count : 0.f;
+      float squares = 0.f;
+      row.for_each([&](float x) { squares += ((x - shift) - local) * ((x - shift) - local); });
+      const float2 combined = reduce(float2{local, squares / count}, MeanVariance{});
+      return {shift, combined.x, combined.y};
+    } else {
+      const float n = static_cast<float>(width);
+      float offset = 0.f, variance = 0.f;
+      if constexpr (Row::kOnChip) {
+        if (centered) {
+          float sum = 0.f;
+          row.for_each([&](float x) { sum += x - shift; });
+          offset = reduce(sum, Sum{}) / n;
+        }
+        float squares = 0.f;
+        row.for_each([&](float x) { squares += ((x - shift) - offset) * ((x - shift) - offset); });
+        variance = reduce(squares, Sum{}) / n;
+      } else {  // one reading pass for both sums
+        float2 sums{0.f, 0.f};
+        row.for_each([&](float x) {
+          sums.x += x - shift;
+          sums.y += (x - shift) * (x - shift);
+        });
+        sums = reduce(sums, Sum{});
+        offset = centered ? sums.x / n : 0.f;
+        variance = fmaxf(sums.y / n - offset * offset, 0.f);
+      }
+      return {shift, offset, variance};
+    }
+  }
+
   template <class Row, class Reduce>
   __device__ __forceinline__ void operator()(const Row& row, int64_t r, int thread, Reduce reduce) const {
-    const float n = static_cast<float>(width);
-    // Sums of x - shift, with shift the row's first element: for a row far from zero
-    // (values near 1000, say) x - shift is exact and small, where a plain sum of x would
-    // lose the mean to rounding; the mean is carried as shift + offset.
-    const float shift = centered ? to_float(in[r * width]) : 0.f;
-    float offset = 0.f, variance = 0.f;
-    if constexpr (Row::kOnChip) {
-      if (centered) {
-        float sum = 0.f;
-        row.for_each([&](float x) { sum += x - shift; });
-        offset = reduce(sum, Sum{}) / n;
-      }
-      float squares = 0.f;
-      row.for_each([&](float x) { squares += ((x - shift) - offset) * ((x - shift) - offset); });
-      variance = reduce(squares, Sum{}) / n;
-    } else {  // one reading pass for both sums
-      float2 sums{0.f, 0.f};
-      row.for_each([&](float x) {
-        sums.x += x - shift;
-        sums.y += (x - shift) * (x - shift);
-      });
-      sums = reduce(sums, Sum{});
-      offset = centered ? sums.x / n : 0.f;
-      variance = fmaxf(sums.y / n - offset * offset, 0.f);
-    }
-    const float rstd = rsqrtf(variance + eps);
+    const Moments m = moments(row, r, reduce);
+    const float shift = m.shift, offset = m.offset, rstd = rsqrtf(m.variance + eps);
     if (thread == 0) {
       if (mean_out != nullptr) mean_out[r] = shift + offset;
       rstd_out[r] = rstd;
@@ -83,7 +110,7 @@ ColumnReuse column_reuse(bool centered, const void* weight, const void* bias) {
 
 extern "C" __attribute__((visibility("default"))) int native_ops_cuda_norm_rows(
     int dtype, int centered, const void* in, const void* weight, const void* bias, void* out, float* mean,
-    float* rstd, int64_t rows, int64_t width, float eps, void* stream) {
+    float* rstd, int64_t rows, int64_t width, float eps, void* workspace, void* stream) {
   using namespace native_ops::cuda;
   return dispatch_dtype(dtype, [&](auto element) {
     using T = decltype(element);
@@ -94,7 +121,7 @@ extern "C" __attribute__((visibility("default"))) int native_ops_cuda_norm_rows(
       const NormRows<T, kVecUsed> op{static_cast<const T*>(in), static_cast<T*>(out), static_cast<const T*>(weight),
                                      static_cast<const T*>(bias), mean, rstd, width, eps, centered != 0};
       return launch_rows<kVecUsed>(op, rows, width, static_cast<cudaStream_t>(stream),
-                                   column_reuse(centered != 0, weight, bias));
+                                   column_reuse(centered != 0, weight, bias), static_cast<RowClaims*>(workspace));
     };
     return aligned ? run(std::integral_constant<int, kVec>{}) : run(std::integral_constant<int, 1>{});
   });
