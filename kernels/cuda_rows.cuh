@@ -554,7 +554,7 @@ struct RowClaims {
 };
 
 /// A launch's RowClaims and its tag (unique to the launch, and unlike what the memory held
-/// before: see launch_rows()).
+/// before: see next_launch_tag()).
 struct RowSchedule {
   RowClaims* claims;
   unsigned long long launch;
@@ -573,9 +573,8 @@ struct ClaimedRows {
 /// The dynamic shared memory of a persistent cluster block (Holder::streamed) of Geometry:
 /// its exchange (pairs, two rows in flight a group), the mbarriers of its groups' staging
 /// buffers and of its copy of the column operands, its claimed rows, that copy, and a
-/// staging buffer a group. The
-/// bulk copies' destinations are 128-byte aligned: at 16 (all they need) bf16 layer_norm
-/// [1024,65536] on the H200 ran 88.7 us against 77.0.
+/// staging buffer a group. The bulk copies' destinations are 128-byte aligned: at 16 (all
+/// they need) bf16 layer_norm [1024,65536] on the H200 ran 88.7 us against 77.0.
 template <class Op, int VEC, class Geometry>
 struct StreamedLayout {
   static constexpr int kGroups = Geometry::rows_per_block;
@@ -607,13 +606,13 @@ __device__ __forceinline__ void bulk_copy(void* shared, const void* global, size
 /// it claims its rows one at a time from `schedule`, since clusters sharing the chip go at
 /// different rates (on the H200, with static rows to the end, clusters of bf16 layer_norm
 /// [1024,65536] ended between 59.0 and 73.7 us; claiming the second half, 74.2 -> 73.9 us,
-/// [4096,65536] 279.5 -> 267.4). The claimer is a thread of the second warp of the group in the rank-0
-/// block: it claims a row 4 rounds ahead and sends it a round later (the mbarrier arrivals
-/// of thread 0 have release semantics and would wait for the atomic). Each row's slice lands
-/// in the group's staging
-/// buffer by a bulk copy (no registers, no L1 while in flight), moves to registers, and the
-/// buffer takes the group's next row while this one is reduced and written. The grid is as
-/// many clusters as the device holds at once, and every slice is full.
+/// [4096,65536] 279.5 -> 267.4). The claimer is a thread of the second warp of the group in
+/// the rank-0 block: it claims a row 4 rounds ahead and sends it a round later (the
+/// mbarrier arrivals of thread 0 have release semantics and would wait for the atomic).
+/// Each row's slice lands in the group's staging buffer by a bulk copy (no registers, no L1
+/// while in flight), moves to registers, and the buffer takes the group's next row while
+/// this one is reduced and written. The grid is as many clusters as the device holds at
+/// once, and every slice is full.
 template <class Op, int VEC, class Geometry>
 __device__ __forceinline__ void stream_rows(const Op& op, int64_t rows, int64_t width, RowSchedule schedule) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -742,10 +741,11 @@ __device__ __forceinline__ void stream_rows(const Op& op, int64_t rows, int64_t 
 }
 
 // One row per warp, block or cluster (of CLUSTER blocks, consecutive in x), or rows
-// streamed through persistent clusters, as HOLDER and Geometry say. A MIN_BLOCKS of 0 asks for no register cap: an explicit 1, though it caps nothing,
-// changed nvcc's register allocation of other kernels (bf16 rms_norm [4096,32000] on the
-// H200: 134 -> 161 us). FULL_SLICES (clusters): every block's slice fills its vectors, so
-// no column is checked against the row's end.
+// streamed through persistent clusters (which claim rows through `schedule`; the other
+// holders ignore it), as HOLDER and Geometry say. A MIN_BLOCKS of 0 asks for no register
+// cap: an explicit 1, though it caps nothing, changed nvcc's register allocation of other
+// kernels (bf16 rms_norm [4096,32000] on the H200: 134 -> 161 us). FULL_SLICES (clusters):
+// every block's slice fills its vectors, so no column is checked against the row's end.
 template <class Op, int VEC, Holder HOLDER, class Geometry, bool FULL_SLICES = false>
 __global__ void __launch_bounds__(Geometry::threads* Geometry::rows_per_block, Geometry::min_blocks)
     rows_kernel(Op op, int64_t rows, int64_t width, RowSchedule schedule) {
@@ -938,9 +938,10 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
     // Persistent clusters of 512-thread blocks, four row groups each, 64 elements a thread
     // (8192-column slices), where the rows fill them: on the H200, bf16 layer_norm
     // [1024,65536] 82.6 -> 73.9 us, [4096,65536] 301.2 -> 267.4, float32 [1024,65536] 149.8
-    // -> 138.0 (one reduction a row, rows claimed after the first half). (Prototypes, on the same machine: RMS norm with two rows a block stays ahead,
-    // 72.0 us against 74.2; softmax lost, 70.6 -> 78.4; two staging buffers a group, or eight
-    // groups a block, lost 1-3 us; clusters of 2, 4 or 16 lost 2-46%.)
+    // -> 138.0 (one reduction a row, rows claimed after the first half). (Prototypes, on the
+    // same machine: RMS norm with two rows a block stays ahead, 72.0 us against 74.2; softmax
+    // lost, 70.6 -> 78.4; two staging buffers a group, or eight groups a block, lost 1-3 us;
+    // clusters of 2, 4 or 16 lost 2-46%.)
     using Persistent = RowGeometry<128, 64 / VEC, 0, 8, 0, 4>;
     if (major >= 9 && reuse == ColumnReuse::persistent && claims != nullptr &&
         vectors == 8 * Persistent::slice_vectors) {
