@@ -423,6 +423,33 @@ __device__ __forceinline__ void expect_bytes(uint32_t barrier, uint32_t bytes) {
 #endif
 }
 
+/// Writes `value` (a float, a float2 or an int64_t) into block `rank` of the cluster, at its
+/// copy of the shared variable whose address in this block is `slot`, and counts the bytes
+/// on that block's copy of the mbarrier at `barrier` (st.async: no fence, no wait).
+template <class V>
+__device__ __forceinline__ void store_to_block(uint32_t slot, uint32_t barrier, uint32_t rank, V value) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  uint32_t remote_slot, remote_barrier;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_slot) : "r"(slot), "r"(rank));
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_barrier) : "r"(barrier), "r"(rank));
+  if constexpr (std::is_same_v<V, float>) {
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];" ::"r"(remote_slot),
+                 "f"(value), "r"(remote_barrier)
+                 : "memory");
+  } else if constexpr (std::is_same_v<V, float2>) {
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];" ::"r"(
+                     remote_slot),
+                 "f"(value.x), "f"(value.y), "r"(remote_barrier)
+                 : "memory");
+  } else {
+    static_assert(std::is_same_v<V, int64_t>, "floats, float2 pairs or 64-bit integers");
+    asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b64 [%0], %1, [%2];" ::"r"(remote_slot),
+                 "l"(value), "r"(remote_barrier)
+                 : "memory");
+  }
+#endif
+}
+
 /// RowReduce over the blocks of a cluster, through their ClusterExchanges: each warp reduces
 /// its threads' values and writes the total into slot [warp][its block's rank] of every
 /// block (lane j to block j, by st.async, which counts its bytes on that block's mbarrier);
@@ -457,20 +484,7 @@ struct ClusterReduce {
     // The phase completes when this arrival and all the bytes are in.
     if (t == 0) expect_bytes(done, static_cast<uint32_t>(sizeof(exchange->slots[group][ring][k])));
     if (lane < CLUSTER) {
-      uint32_t remote_slot, remote_done;
-      const uint32_t slot = shared_address(&slots[static_cast<uint32_t>(t) / 32 * CLUSTER + rank]);
-      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_slot) : "r"(slot), "r"(lane));
-      asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(remote_done) : "r"(done), "r"(lane));
-      if constexpr (std::is_same_v<V, float>) {
-        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.f32 [%0], %1, [%2];" ::"r"(remote_slot),
-                     "f"(value), "r"(remote_done)
-                     : "memory");
-      } else {
-        asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.f32 [%0], {%1, %2}, [%3];" ::"r"(
-                         remote_slot),
-                     "f"(value.x), "f"(value.y), "r"(remote_done)
-                     : "memory");
-      }
+      store_to_block(shared_address(&slots[static_cast<uint32_t>(t) / 32 * CLUSTER + rank]), done, lane, value);
     }
     wait_phase(done, parity);
     constexpr int kSlots = Exchange::kSlots;
@@ -705,16 +719,8 @@ __device__ __forceinline__ void stream_rows(const Op& op, int64_t rows, int64_t 
         ahead = fixed * stride + static_cast<int64_t>(__shfl_sync(0xffffffff, claim, 0));
         if (lane < CLUSTER) {
           const int slot = (k + 3 - fixed) % kRing;
-          uint32_t remote_row, remote_arrived;
-          asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-                       : "=r"(remote_row)
-                       : "r"(shared_address(&claimed->rows[group][slot])), "r"(lane));
-          asm volatile("mapa.shared::cluster.u32 %0, %1, %2;"
-                       : "=r"(remote_arrived)
-                       : "r"(shared_address(&claimed->arrived[group][slot])), "r"(lane));
-          asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b64 [%0], %1, [%2];" ::"r"(remote_row),
-                       "l"(ahead), "r"(remote_arrived)
-                       : "memory");
+          store_to_block(shared_address(&claimed->rows[group][slot]), shared_address(&claimed->arrived[group][slot]),
+                         static_cast<uint32_t>(lane), ahead);
         }
         claim_pending = false;
       } else if (k + 3 < fixed) {
