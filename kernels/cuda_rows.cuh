@@ -621,12 +621,13 @@ __device__ __forceinline__ void bulk_copy(void* shared, const void* global, size
 /// different rates (on the H200, with static rows to the end, clusters of bf16 layer_norm
 /// [1024,65536] ended between 59.0 and 73.7 us; claiming the second half, 74.2 -> 73.9 us,
 /// [4096,65536] 279.5 -> 267.4). The claimer is a thread of the second warp of the group in
-/// the rank-0 block: it claims a row 4 rounds ahead and sends it a round later (the
-/// mbarrier arrivals of thread 0 have release semantics and would wait for the atomic).
-/// Each row's slice lands in the group's staging buffer by a bulk copy (no registers, no L1
-/// while in flight), moves to registers, and the buffer takes the group's next row while
-/// this one is reduced and written. The grid is as many clusters as the device holds at
-/// once, and every slice is full.
+/// the rank-0 block: it claims the group's row 2 rounds ahead and sends it once the current
+/// row is done (the mbarrier arrivals of thread 0 have release semantics and would wait for
+/// the atomic). Claimed 4 rounds ahead, the rows left each group up to 4 rounds queued when
+/// the counter ran out: 73.8 -> 73.4 us. Each row's slice lands in the group's staging
+/// buffer by a bulk copy (no registers, no L1 while in flight), moves to registers, and the
+/// buffer takes the group's next row while this one is reduced and written. The grid is as
+/// many clusters as the device holds at once, and every slice is full.
 template <class Op, int VEC, class Geometry>
 __device__ __forceinline__ void stream_rows(const Op& op, int64_t rows, int64_t width, RowSchedule schedule) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -674,7 +675,6 @@ __device__ __forceinline__ void stream_rows(const Op& op, int64_t rows, int64_t 
   }
   const int64_t first = group * clusters + blockIdx.x / CLUSTER;  // the group's row of round 0
   int64_t row = first;
-  if (t == 0 && row < rows) stage_row(row);
   if constexpr (Op::kColumnOperands > 0) {
     if (threadIdx.x == 0) {
       uint32_t bytes = 0;
@@ -686,10 +686,12 @@ __device__ __forceinline__ void stream_rows(const Op& op, int64_t rows, int64_t 
       }
     }
   }
+  // After the column operands, which every round waits for (their slices are the same in
+  // every cluster, so mostly L2 hits): bf16 layer_norm [1024,65536] 73.5 -> 73.0 us.
+  if (t == 0 && row < rows) stage_row(row);
   exchange->ready();  // every block's mbarriers are set up before the first exchange
   if constexpr (Op::kColumnOperands > 0) wait_phase(columns_copied, 0);
   const bool claimer = rank == 0 && t / 32 == 1;  // lane t - 32 sends to block t - 32
-  int64_t ahead = first + 3 * stride;              // the claimer's: the group's row of round k + 3
   unsigned long long claim = 0;
   bool claim_pending = false, claims_ready = false;
   for (int k = 0; row < rows; ++k) {
@@ -700,7 +702,7 @@ __device__ __forceinline__ void stream_rows(const Op& op, int64_t rows, int64_t 
     int64_t next;
     if (k + 1 < fixed) {
       next = first + (k + 1) * stride;
-    } else {  // its claim arrives from the rank-0 block: 3 rounds ago, or earlier
+    } else {  // claimed by the rank-0 block at round k - 1
       const int slot = (k + 1 - fixed) % kRing;
       const uint32_t arrived = shared_address(&claimed->arrived[group][slot]);
       wait_phase(arrived, static_cast<uint32_t>((k + 1 - fixed) / kRing) & 1);
@@ -711,36 +713,34 @@ __device__ __forceinline__ void stream_rows(const Op& op, int64_t rows, int64_t 
       asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // those reads before the copy's writes
       stage_row(next);
     }
-    if (claimer) {
-      // Every block has taken the row of round k - 1 from the slot this overwrites: this
-      // block's reduction of round k - 1 waited for all of them, after they took round k's.
-      const int lane = t - 32;
-      if (claim_pending) {  // the row of round k + 3, claimed last round
-        ahead = fixed * stride + static_cast<int64_t>(__shfl_sync(0xffffffff, claim, 0));
-        if (lane < CLUSTER) {
-          const int slot = (k + 3 - fixed) % kRing;
-          store_to_block(shared_address(&claimed->rows[group][slot]), shared_address(&claimed->arrived[group][slot]),
-                         static_cast<uint32_t>(lane), ahead);
+    // The row of round k + 2, claimed now and sent once this round's row is done (which
+    // hides the atomic's latency).
+    if (claimer && k + 2 >= fixed && next < rows) {
+      if (t == 32) {
+        while (!claims_ready) {
+          unsigned long long tag;
+          asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(tag) : "l"(&schedule.claims->launch) : "memory");
+          claims_ready = tag == schedule.launch;
         }
-        claim_pending = false;
-      } else if (k + 3 < fixed) {
-        ahead = first + (k + 3) * stride;
+        claim = atomicAdd(&schedule.claims->next, 1ull);
       }
-      if (k + 4 >= fixed && ahead < rows) {  // round k + 4 is claimed, and comes
-        if (lane == 0) {
-          while (!claims_ready) {
-            unsigned long long tag;
-            asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(tag) : "l"(&schedule.claims->launch) : "memory");
-            claims_ready = tag == schedule.launch;
-          }
-          claim = atomicAdd(&schedule.claims->next, 1ull);
-        }
-        claim_pending = true;
-      }
+      claim_pending = true;
     }
     const ClusterReduce<THREADS, CLUSTER, GROUPS, 2, float2> reduce{exchange, rank, group, t, k & 1,
                                                                     static_cast<uint32_t>(k >> 1 & 1)};
     op(held, row, static_cast<int>(rank) * THREADS + t, reduce);
+    if (claim_pending) {
+      // Every block has read the row of round k + 2 - kRing from the slot this overwrites:
+      // this block's reduction of round k waited for all of them, after they read it.
+      const int64_t claimed_row = fixed * stride + static_cast<int64_t>(__shfl_sync(0xffffffff, claim, 0));
+      const int lane = t - 32;
+      if (lane < CLUSTER) {
+        const int slot = (k + 2 - fixed) % kRing;
+        store_to_block(shared_address(&claimed->rows[group][slot]), shared_address(&claimed->arrived[group][slot]),
+                       static_cast<uint32_t>(lane), claimed_row);
+      }
+      claim_pending = false;
+    }
     row = next;
   }
 #endif
@@ -941,14 +941,18 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
     return static_cast<int>(cudaGetLastError());
   }
   if constexpr (VEC * sizeof(T) == 16 && Op::kColumnOperands > 0) {
-    // Persistent clusters of 512-thread blocks, four row groups each, 64 elements a thread
+    // Persistent clusters of 256-thread blocks, two row groups each, 64 elements a thread
     // (8192-column slices), where the rows fill them: on the H200, bf16 layer_norm
-    // [1024,65536] 82.6 -> 73.9 us, [4096,65536] 301.2 -> 267.4, float32 [1024,65536] 149.8
-    // -> 138.0 (one reduction a row, rows claimed after the first half). (Prototypes, on the
-    // same machine: RMS norm with two rows a block stays ahead, 72.0 us against 74.2; softmax
+    // [1024,65536] 82.6 -> 71.6 us, [4096,65536] 301.2 -> 266.0, float32 [1024,65536] 149.8
+    // -> 135.0 (one reduction a row, rows claimed after the first half). Two 16-bit blocks
+    // share an SM (128 registers a thread), as many groups as one block of four held, which
+    // ran 73.0 us (float32: one block an SM, 136.5); one group a block, four an SM, 72.6;
+    // three or five groups a block, one an SM, 76.4 / 77.1. (Prototypes, on the same
+    // machine: RMS norm with two rows a block stays ahead, 72.0 us against 74.2; softmax
     // lost, 70.6 -> 78.4; two staging buffers a group, or eight groups a block, lost 1-3 us;
-    // clusters of 2, 4 or 16 lost 2-46%.)
-    using Persistent = RowGeometry<128, 64 / VEC, 0, 8, 0, 4>;
+    // clusters of 2, 4 or 16 lost 2-46%; an L2 evict-first hint on the staged rows, 73.0 ->
+    // 75.4, streaming stores 73.1.)
+    using Persistent = RowGeometry<128, 64 / VEC, 0, 8, 0, 2>;
     if (major >= 9 && reuse == ColumnReuse::persistent && claims != nullptr &&
         vectors == 8 * Persistent::slice_vectors) {
       const int status = launch(Streamed{}, Persistent{}, 0);
