@@ -577,6 +577,7 @@ struct RowSchedule {
 /// The rows claimed for a persistent block's groups, as the cluster's rank-0 block sends
 /// them to every block of the cluster: for each group, a ring of kRing rows (claimed
 /// rounds in order) with an mbarrier each that counts the 8 bytes of the row's index.
+/// Claims run 2 rounds ahead, so 2 slots would do; 4 is the layout that was measured.
 template <int GROUPS>
 struct ClaimedRows {
   static constexpr int kRing = 4;
@@ -668,8 +669,9 @@ __device__ __forceinline__ void stream_rows(const Op& op, int64_t rows, int64_t 
   exchange->init();  // its fence also orders the mbarriers' initialisation above
   __syncthreads();  // the group leaders stage rows on these mbarriers
   // Rounds before `fixed` take rows by the static rule, later ones claimed rows, the first
-  // of which lands in ring slot 0.
-  const int fixed = static_cast<int>(max(int64_t{kRing}, rows / stride / 2));
+  // of which lands in ring slot 0 (claimed at round fixed - 2; launch_rows leaves each
+  // group at least 8 rows, so fixed >= 4).
+  const int fixed = static_cast<int>(max(int64_t{2}, rows / stride / 2));
   if (t == 0) {
     for (int i = 0; i < kRing; ++i) expect_bytes(shared_address(&claimed->arrived[group][i]), sizeof(int64_t));
   }
