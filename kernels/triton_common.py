@@ -3,33 +3,35 @@ ladder of row widths of the row kernels (kernels/softmax/triton.py, kernels/norm
 which kernels/triton_rows.h mirrors for the impls that pick a variant (a test checks that
 every key it names was built)."""
 
+import triton
+import triton.language as tl
+
 # Pointer types by the dtype keys of lib/src/dsls/triton_kernels.h (kDtypeKeys).
 DTYPES = {"f32": "*fp32", "f16": "*fp16", "bf16": "*bf16"}
 # Row widths held in the registers of one program per row.
 REGISTER_BLOCKS = (1024, 2048, 4096, 8192, 16384)
-# Held by one program per SM: 32 elements a thread over 32 warps, with the next row's.
-PERSISTENT_BLOCK = 32768
-PERSISTENT_WARPS = 32
-# Wider rows are read in chunks of this many elements, by a few programs an SM taking rows
-# in turn (bf16 [1024,65536] on the H200, two programs an SM: softmax and rms_norm at 68-69%
-# of the floor in chunks of 8192 on 16 warps, 58-61% in chunks of 4096 on 8).
-CHUNK = 8192
-CHUNK_WARPS = 16
+# The widest rows of the "32768" variant; wider ones take the "chunked" one. Both take rows
+# in turn, 32 warps an SM (lib/src/dsls/triton_kernels.h, persistent_grid()).
+IN_TURN_WIDTH = 32768
 
 
-def ladder(key, held, persistent, chunked, warps, signature, constexprs, aligned):
+def ladder(key, held, warps, in_turn, signature, constexprs, aligned):
     """One op's variants for one dtype and flavour: "{key}:{block}" for each register block
-    (`held`, on warps[block] warps), "{key}:persistent" (`persistent`) and "{key}:chunked"
-    (`chunked`); the last two take rows in turn, so they also take the row count ("rows").
-    The kernels take their width as BLOCK."""
+    (`held`, on warps[block] warps, the block as BLOCK), then "{key}:32768" and
+    "{key}:chunked" from in_turn, which maps each to (kernel, its constexprs, warps); those
+    two take rows in turn, so they also take the row count ("rows")."""
     if tuple(warps) != REGISTER_BLOCKS:
         raise SystemExit(f"triton_common: {key}: warps are given for {tuple(warps)}, not {REGISTER_BLOCKS}")
+    if sorted(in_turn) != ["32768", "chunked"]:
+        raise SystemExit(f"triton_common: {key}: rows taken in turn name {sorted(in_turn)}, not 32768 and chunked")
     out = [dict(key=f"{key}:{block}", kernel=held, signature=signature, constexprs={**constexprs, "BLOCK": block},
                 aligned=aligned, num_warps=warps[block]) for block in REGISTER_BLOCKS]
-    in_turn = {**signature, "rows": "i32"}
-    out.append(dict(key=f"{key}:persistent", kernel=persistent, signature=in_turn,
-                    constexprs={**constexprs, "BLOCK": PERSISTENT_BLOCK}, aligned=aligned,
-                    num_warps=PERSISTENT_WARPS))
-    out.append(dict(key=f"{key}:chunked", kernel=chunked, signature=in_turn,
-                    constexprs={**constexprs, "BLOCK": CHUNK}, aligned=aligned, num_warps=CHUNK_WARPS))
+    for suffix, (kernel, own, num_warps) in in_turn.items():
+        out.append(dict(key=f"{key}:{suffix}", kernel=kernel, signature={**signature, "rows": "i32"},
+                        constexprs={**constexprs, **own}, aligned=aligned, num_warps=num_warps))
     return out
+
+@triton.jit
+def load_chunk(row, start, offs, width, other, EVICTION: tl.constexpr):
+    """The chunk of a row at `start` (elements past `width` read as `other`)."""
+    return tl.load(row + start + offs, mask=start + offs < width, other=other, eviction_policy=EVICTION)

@@ -1,9 +1,9 @@
 #pragma once
 // The ladder of row widths the triton DSL's row kernels are compiled for
 // (kernels/triton_common.py): one program per row holding it in registers up to 16384
-// elements; one program per SM taking rows in turn up to 32768; in chunks beyond, by a few
-// programs per SM taking rows in turn. Each op builds these variants per dtype and
-// flavour, keyed "<prefix>:<suffix>".
+// elements; beyond, a few programs per SM taking rows in turn, holding them up to 32768
+// and reading them in chunks wider. Each op builds these variants per dtype and flavour,
+// keyed "<prefix>:<suffix>".
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -17,32 +17,23 @@ namespace native_ops::kernels::triton_rows {
 
 /// The register-held widths: a row takes the first that holds it.
 inline constexpr std::array<int64_t, 5> kRegisterBlocks = {1024, 2048, 4096, 8192, 16384};
-/// The widest row the persistent kernel holds.
-inline constexpr int64_t kPersistentBlock = 32768;
-/// Variants per dtype and flavour: the register-held ones, the persistent one, the chunked one.
+/// The widest rows of the first variant that takes rows in turn ("32768"); wider ones are
+/// "chunked".
+inline constexpr int64_t kInTurnWidth = 32768;
+/// Variants per dtype and flavour: the register-held ones, "32768" and "chunked".
 inline constexpr size_t kVariants = kRegisterBlocks.size() + 2;
 
-/// Whether rows of `width` elements take the persistent kernel (one program per SM, which
-/// holds a row and the next).
-inline bool persistent(int64_t width) { return width > kRegisterBlocks.back() && width <= kPersistentBlock; }
-
-/// Whether rows of `width` elements take a kernel whose programs take rows in turn (the
-/// persistent one or the chunked one): it is also given the row count, and a grid of a few
-/// programs per SM (triton::persistent_grid()) instead of one per row.
+/// Whether rows of `width` elements take a kernel whose programs take rows in turn ("32768"
+/// or "chunked"): it is also given the row count, and a grid of a few programs per SM
+/// (triton::persistent_grid()) instead of one per row.
 inline bool rows_in_turn(int64_t width) { return width > kRegisterBlocks.back(); }
 
-/// Programs per SM for rows of `width` elements that take rows in turn: the persistent
-/// kernel fills an SM's registers with one; the chunked kernel keeps each open row in L2
-/// between its two reads and ran best at two (bf16 [1024,65536] on the H200: softmax 68%
-/// of the floor against 49% at one and 62% at three, rms_norm 69% against 54%).
-inline int programs_per_multiprocessor(int64_t width) { return persistent(width) ? 1 : 2; }
-
 /// The key suffixes of one op's variants, in variant()'s order: "1024" ... "16384",
-/// "persistent", "chunked".
+/// "32768", "chunked".
 inline std::vector<std::string> key_suffixes() {
   std::vector<std::string> suffixes;
   for (int64_t block : kRegisterBlocks) suffixes.push_back(std::to_string(block));
-  suffixes.push_back("persistent");
+  suffixes.push_back(std::to_string(kInTurnWidth));
   suffixes.push_back("chunked");
   return suffixes;
 }
@@ -51,7 +42,7 @@ inline std::vector<std::string> key_suffixes() {
 inline size_t variant(int64_t width) {
   size_t index = 0;
   while (index < kRegisterBlocks.size() && kRegisterBlocks[index] < width) ++index;
-  if (index == kRegisterBlocks.size() && !persistent(width)) ++index;
+  if (index == kRegisterBlocks.size() && width > kInTurnWidth) ++index;
   return index;
 }
 

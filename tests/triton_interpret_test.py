@@ -41,6 +41,7 @@ except TypeError:
     skip(f"numpy {numpy.__version__} no longer converts one-element arrays with int(), which Triton 3.6's "
          "interpreter does: use numpy 2.2.6, which scripts/setup.sh installs in .venv")
 
+IN_TURN_WIDTH = None  # kernels/triton_common.py's, once main() has put it on the path
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
 
 
@@ -59,36 +60,38 @@ def close(actual, expected, what):
 
 def row_shape(variant):
     """(rows, width, programs) for a row variant: those that take rows in turn get two
-    programs for five rows (one takes three, and the persistent one's last prefetch runs
+    programs for five rows (one takes three, and the persistent kernel's last prefetch runs
     past the end); the others get a program per row."""
     block = variant["constexprs"]["BLOCK"]
-    if variant["key"].endswith(":persistent"):
-        return 5, block - 16, 2
+    if variant["key"].endswith(f":{IN_TURN_WIDTH}"):
+        return 5, IN_TURN_WIDTH - 16, 2  # the persistent kernel's masked tail, or two chunks, the second partial
     if variant["key"].endswith(":chunked"):
         return 5, 2 * block + block // 2 + 16, 2  # two whole chunks and a partial one
     return 3, block - 16, 3  # the masked tail of the block
 
 
 def rows_in_turn(variant):
-    return variant["key"].endswith((":persistent", ":chunked"))
+    return variant["key"].endswith((f":{IN_TURN_WIDTH}", ":chunked"))
 
 
 def run_softmax(variant, dtype):
     log = variant["constexprs"]["LOG"]
     rows, width, programs = row_shape(variant)
     generator = torch.Generator().manual_seed(width)
-    x = (torch.randn(rows, width, generator=generator) * 4).to(dtype)
-    # Masked columns, as attention masks write them: -inf in the first 8 of every 1024 (for
-    # the chunked kernel, a group of 8 whose running max is -inf in every chunk)
-    x[:, torch.arange(width) % 1024 < 8] = -float("inf")
-    y = torch.full_like(x, float("nan"))
-    extra = dict(variant["constexprs"], num_warps=variant["num_warps"])
-    if rows_in_turn(variant):
-        variant["kernel"][(programs,)](x, y, rows, width, **extra)
-    else:
-        variant["kernel"][(programs,)](x, y, width, **extra)
-    reference = torch.log_softmax(x.double(), -1) if log else torch.softmax(x.double(), -1)
-    close(y, reference, f"{variant['key']} on [{rows},{width}]")
+    # float32 also near 1e4, where rounding x * log2(e) moved a row's sum by 7e-4
+    for offset in (0, 1e4) if dtype == torch.float32 else (0,):
+        x = (torch.randn(rows, width, generator=generator) * 4 + offset).to(dtype)
+        # Masked columns, as attention masks write them: -inf in the first 8 of every 1024
+        # (for the chunked kernel, a group of 8 whose running max is -inf in every chunk)
+        x[:, torch.arange(width) % 1024 < 8] = -float("inf")
+        y = torch.full_like(x, float("nan"))
+        extra = dict(variant["constexprs"], num_warps=variant["num_warps"])
+        if rows_in_turn(variant):
+            variant["kernel"][(programs,)](x, y, rows, width, **extra)
+        else:
+            variant["kernel"][(programs,)](x, y, width, **extra)
+        reference = torch.log_softmax(x.double(), -1) if log else torch.softmax(x.double(), -1)
+        close(y, reference, f"{variant['key']} on [{rows},{width}] around {offset}")
 
 
 def run_rms_norm(variant, dtype):
@@ -135,6 +138,8 @@ RUNNERS = {"softmax": run_softmax, "log_softmax": run_softmax, "rms_norm": run_r
 def main():
     kernels = sys.argv[1]
     sys.path.insert(0, kernels)  # the kernel files import kernels/triton_common.py
+    global IN_TURN_WIDTH
+    from triton_common import IN_TURN_WIDTH
     checked = 0
     for op in sorted(os.listdir(kernels)):
         path = os.path.join(kernels, op, "triton.py")

@@ -65,19 +65,22 @@ TEST(TritonKernels, RowsTakeTheNarrowestVariantThatHoldsThem) {
   const std::vector<std::string> suffixes = key_suffixes();
   ASSERT_EQ(suffixes.size(), kernels::triton_rows::kVariants);
   const std::vector<std::pair<int64_t, std::string>> expected = {
-      {16, "1024"},         {1024, "1024"},    {1040, "2048"},       {4096, "4096"},      {16384, "16384"},
-      {16400, "persistent"}, {32000, "persistent"}, {32768, "persistent"}, {32784, "chunked"}, {1 << 20, "chunked"}};
+      {16, "1024"},     {1024, "1024"},   {1040, "2048"},   {4096, "4096"},       {16384, "16384"},
+      {16400, "32768"}, {32000, "32768"}, {32768, "32768"}, {32784, "chunked"}, {1 << 20, "chunked"}};
   for (const auto& [width, suffix] : expected) {
     ASSERT_LT(variant(width), suffixes.size()) << width;
     EXPECT_EQ(suffixes[variant(width)], suffix) << "rows of " << width << " elements";
-    EXPECT_EQ(kernels::triton_rows::persistent(width), suffix == "persistent") << width;
     // The variants that take rows in turn get the row count and a grid of a few programs
-    // an SM: one for the persistent kernel, whose row and next fill an SM's registers.
-    EXPECT_EQ(kernels::triton_rows::rows_in_turn(width), suffix == "persistent" || suffix == "chunked") << width;
-    if (kernels::triton_rows::rows_in_turn(width)) {
-      EXPECT_EQ(kernels::triton_rows::programs_per_multiprocessor(width), suffix == "persistent" ? 1 : 2) << width;
-    }
+    // an SM instead of one program a row.
+    EXPECT_EQ(kernels::triton_rows::rows_in_turn(width), suffix == "32768" || suffix == "chunked") << width;
   }
+}
+
+TEST(TritonKernels, KernelsTakingRowsInTurnFillAnSmWith32Warps) {
+  EXPECT_EQ(triton::programs_per_multiprocessor(32), 1);
+  EXPECT_EQ(triton::programs_per_multiprocessor(16), 2);
+  EXPECT_EQ(triton::programs_per_multiprocessor(8), 4);
+  EXPECT_EQ(triton::programs_per_multiprocessor(64), 1);  // never none
 }
 
 TEST(TritonKernels, RowsOutsideTheCompiledLayoutAreDeclinedWithTheReason) {
@@ -142,32 +145,39 @@ TEST(TritonKernels, RunOnTheCurrentStream) {
   EXPECT_TRUE(testing::close(output.cpu(), at::_softmax(input.cpu(), -1, false)));
 }
 
-// Rows of 16385-32768 elements take the persistent kernels, one program per SM taking every
-// (grid)-th row and loading the next while it writes the current: at 2048 rows each program
-// takes 15 or 16, far more than in the sweep's samples.
-TEST(TritonKernels, PersistentKernelsTakeManyRowsEach) {
+// Rows wider than 16384 elements are taken in turn by a few programs per SM: at these row
+// counts each program takes several (2048 rows: 15 or 16 each; 600: 2 or 3 at two programs
+// an SM, 4 or 5 at one), far more than in the sweep's samples. 32000 is held whole (16-bit:
+// the persistent kernel, which loads the next row while it writes the current; float32: two
+// chunks); 40976 is read in chunks, the last one partial.
+TEST(TritonKernels, KernelsTakingRowsInTurnTakeManyRowsEach) {
   if (!triton_dsl_available()) GTEST_SKIP() << find_dsl("triton")->unavailable_reason();
   init();
   prefer_triton();
-  const at::Tensor x = at::randn({2048, 32000}, at::TensorOptions().device(at::kCUDA).dtype(at::kBFloat16));
-  for (const bool log : {false, true}) {
-    const char* node = log ? "_log_softmax_triton_0" : "_softmax_triton_0";
-    auto softmax = [&] { return log ? at::_log_softmax(x, -1, false) : at::_softmax(x, -1, false); };
-    const uint64_t before = testing::hits(node);
-    const at::Tensor y = softmax();
-    EXPECT_EQ(testing::hits(node), before + 1) << node;
-    EXPECT_TRUE(testing::close(y.cpu(), testing::aten_reference(log ? "_log_softmax" : "_softmax", softmax).cpu()))
-        << node;
+  for (const auto& [rows, width] : {std::pair<int64_t, int64_t>{2048, 32000}, {600, 40976}}) {
+    for (const at::ScalarType dtype : {at::kBFloat16, at::kFloat}) {
+      const at::Tensor x = at::randn({rows, width}, at::TensorOptions().device(at::kCUDA).dtype(dtype));
+      const std::string shape = "[" + std::to_string(rows) + "," + std::to_string(width) + "] " + c10::toString(dtype);
+      for (const bool log : {false, true}) {
+        const char* node = log ? "_log_softmax_triton_0" : "_softmax_triton_0";
+        auto softmax = [&] { return log ? at::_log_softmax(x, -1, false) : at::_softmax(x, -1, false); };
+        const uint64_t before = testing::hits(node);
+        const at::Tensor y = softmax();
+        EXPECT_EQ(testing::hits(node), before + 1) << node << " " << shape;
+        EXPECT_TRUE(testing::close(y.cpu(), testing::aten_reference(log ? "_log_softmax" : "_softmax", softmax).cpu()))
+            << node << " " << shape;
+      }
+      const at::Tensor weight = at::randn({width}, x.options());
+      auto rms_norm = [&] { return at::_fused_rms_norm(x, {width}, weight, 1e-6); };
+      const uint64_t before = testing::hits("_fused_rms_norm_triton_0");
+      const auto [y, rstd] = rms_norm();
+      EXPECT_EQ(testing::hits("_fused_rms_norm_triton_0"), before + 1) << shape;
+      const at::Tensor y_aten = testing::aten_reference("_fused_rms_norm", [&] { return std::get<0>(rms_norm()); });
+      const at::Tensor rstd_aten = testing::aten_reference("_fused_rms_norm", [&] { return std::get<1>(rms_norm()); });
+      EXPECT_TRUE(testing::close(y.cpu(), y_aten.cpu())) << shape;
+      EXPECT_TRUE(testing::close(rstd.cpu(), rstd_aten.cpu())) << shape;
+    }
   }
-  const at::Tensor weight = at::randn({32000}, x.options());
-  auto rms_norm = [&] { return at::_fused_rms_norm(x, {32000}, weight, 1e-6); };
-  const uint64_t before = testing::hits("_fused_rms_norm_triton_0");
-  const auto [y, rstd] = rms_norm();
-  EXPECT_EQ(testing::hits("_fused_rms_norm_triton_0"), before + 1);
-  const at::Tensor y_aten = testing::aten_reference("_fused_rms_norm", [&] { return std::get<0>(rms_norm()); });
-  const at::Tensor rstd_aten = testing::aten_reference("_fused_rms_norm", [&] { return std::get<1>(rms_norm()); });
-  EXPECT_TRUE(testing::close(y.cpu(), y_aten.cpu()));
-  EXPECT_TRUE(testing::close(rstd.cpu(), rstd_aten.cpu()));
 }
 
 TEST(TritonKernels, RunOnTheTensorsDevice) {

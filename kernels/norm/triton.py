@@ -1,15 +1,15 @@
 """RMS norm (_fused_rms_norm) over the last dimension in Triton: rstd = 1 / sqrt(mean(x^2)
 + eps), out = x * rstd * weight, in float32. Rows of up to 16384 elements are held in the
-registers of one program per row and read once; rows of up to 32768 elements fill a
-program's registers, so one program per SM takes every (grid)-th row and loads the next
-while it reduces and writes the current one; wider rows are taken in turn by two programs
-an SM, which read each twice (the second time from L2, where the first read asked it to
-stay). The widths are kernels/triton_common.py's. Compiled ahead of time by
+registers of one program per row and read once; rows of up to 32768 are taken in turn by
+one program per SM, which holds a 16-bit row and loads the next while it reduces and
+writes the current one, or holds a float32 row as two chunks; wider rows are read in
+chunks, twice (the second time from L2, where the first read asked them to stay), but for
+the last chunk or two. The widths are kernels/triton_common.py's. Compiled ahead of time by
 cmake/triton_aot.py; launched by kernels/norm/triton.cpp."""
 
 import triton
 import triton.language as tl
-from triton_common import DTYPES, ladder
+from triton_common import DTYPES, ladder, load_chunk
 
 
 @triton.jit
@@ -50,32 +50,75 @@ def rms_norm_rows_persistent(x_ptr, w_ptr, y_ptr, rstd_ptr, rows, width, eps, HA
 
 
 @triton.jit
+def fold_chunk(x, squares, BLOCK: tl.constexpr):
+    """Adds a chunk's squares to the running sums of each group of 8 neighbouring elements."""
+    groups = tl.reshape(x.to(tl.float32), [BLOCK // 8, 8])
+    return squares + tl.sum(groups * groups, axis=1)
+
+
+@triton.jit
+def store_chunk(w_ptr, y_row, x, start, offs, width, rstd, HAS_WEIGHT: tl.constexpr):
+    mask = start + offs < width
+    y = x.to(tl.float32) * rstd
+    if HAS_WEIGHT:
+        y = y * tl.load(w_ptr + start + offs, mask=mask, other=0.0).to(tl.float32)
+    # the output is read by nobody here: it leaves L2 first
+    tl.store(y_row + start + offs, y.to(y_row.dtype.element_ty), mask=mask, cache_modifier=".cs")
+
+
+@triton.jit
 def rms_norm_rows_chunked(x_ptr, w_ptr, y_ptr, rstd_ptr, rows, width, eps, HAS_WEIGHT: tl.constexpr,
-                          BLOCK: tl.constexpr):
+                          BLOCK: tl.constexpr, HOLD: tl.constexpr):
+    """Rows of at least two chunks, taken in turn: the first pass keeps two chunks loading
+    ahead of the one it folds; the second pass writes the last chunk, and with HOLD the one
+    before, from registers, then reads the rest again from L2 (where the first pass asked them
+    to stay), newest first."""
     offs = tl.arange(0, BLOCK)
+    last = (tl.cdiv(width, BLOCK) - 1) * BLOCK
     for row in range(tl.program_id(0), rows, tl.num_programs(0)):
-        base = tl.cast(row, tl.int64) * width
-        squares = tl.zeros([BLOCK], tl.float32)
-        for start in range(0, width, BLOCK):
-            mask = start + offs < width
-            # kept in L2 for the second pass (the open rows, two an SM, fit in it)
-            x = tl.load(x_ptr + base + start + offs, mask=mask, other=0.0, eviction_policy="evict_last").to(tl.float32)
-            squares += x * x
+        x_row = x_ptr + tl.cast(row, tl.int64) * width
+        squares = tl.zeros([BLOCK // 8], tl.float32)
+        x = load_chunk(x_row, 0, offs, width, 0.0, "evict_last")
+        # not `x`: Triton carries through a loop only the names whose value changes in it
+        before = tl.zeros([BLOCK], x.dtype)
+        next_x = load_chunk(x_row, BLOCK, offs, width, 0.0, "evict_last")
+        for start in range(2 * BLOCK, width, BLOCK):
+            after = load_chunk(x_row, start, offs, width, 0.0, "evict_last")
+            squares = fold_chunk(x, squares, BLOCK)
+            before, x, next_x = x, next_x, after
+        squares = fold_chunk(x, squares, BLOCK)
+        before, x = x, next_x
+        squares = fold_chunk(x, squares, BLOCK)
         rstd = 1.0 / tl.sqrt(tl.sum(squares, axis=0) / width + eps)
-        for start in range(0, width, BLOCK):
-            mask = start + offs < width
-            # the last read of these bytes, and the output read by nobody here: both leave L2
-            # first (bf16 [1024,65536]: 62% of the floor without the hints, 65% with them)
-            x = tl.load(x_ptr + base + start + offs, mask=mask, other=0.0, eviction_policy="evict_first")
-            y = x.to(tl.float32) * rstd
-            if HAS_WEIGHT:
-                y = y * tl.load(w_ptr + start + offs, mask=mask, other=0.0).to(tl.float32)
-            tl.store(y_ptr + base + start + offs, y.to(y_ptr.dtype.element_ty), mask=mask, cache_modifier=".cs")
+        y_row = y_ptr + tl.cast(row, tl.int64) * width
+        store_chunk(w_ptr, y_row, x, last, offs, width, rstd, HAS_WEIGHT)
+        reread = last - BLOCK
+        if HOLD:
+            store_chunk(w_ptr, y_row, before, reread, offs, width, rstd, HAS_WEIGHT)
+            reread -= BLOCK
+        # newest first; counted up (kernels/softmax/triton.py says why)
+        for back in range(0, reread // BLOCK + 1):
+            start = reread - back * BLOCK
+            # the last read of these bytes: they leave L2 first
+            x = load_chunk(x_row, start, offs, width, 0.0, "evict_first")
+            store_chunk(w_ptr, y_row, x, start, offs, width, rstd, HAS_WEIGHT)
         tl.store(rstd_ptr + row, rstd)
 
 
 # Warps of the register-held variants.
 WARPS = {1024: 4, 2048: 8, 4096: 8, 8192: 16, 16384: 16}
+# Rows taken in turn (kernel, constexprs, warps), by whether they are float32. Measured on
+# the H200 (docs/BENCHMARKS.md, "Wide rows in Triton"): a 16-bit row of up to 32768 and the
+# next fill the persistent kernel's registers (94% of the floor at [4096,32000]); a float32
+# one spills there (65%), so it is held as two chunks (97%); wider rows are chunked, in
+# chunks of 16384 on 32 warps, one program an SM, two chunks loading ahead (bf16
+# [1024,65536] 79%, float32 79%, holding the chunk before the last).
+IN_TURN = {
+    False: {"32768": (rms_norm_rows_persistent, {"BLOCK": 32768}, 32),
+            "chunked": (rms_norm_rows_chunked, {"BLOCK": 16384, "HOLD": False}, 32)},
+    True: {"32768": (rms_norm_rows_chunked, {"BLOCK": 16384, "HOLD": True}, 32),
+           "chunked": (rms_norm_rows_chunked, {"BLOCK": 16384, "HOLD": True}, 32)},
+}
 
 
 def variants():
@@ -83,8 +126,7 @@ def variants():
     for dtype, pointer in DTYPES.items():
         for has_weight in (False, True):
             weighted = "weight" if has_weight else "plain"
-            out += ladder(f"rms_norm_rows:{dtype}:{weighted}", rms_norm_rows, rms_norm_rows_persistent,
-                          rms_norm_rows_chunked, WARPS,
+            out += ladder(f"rms_norm_rows:{dtype}:{weighted}", rms_norm_rows, WARPS, IN_TURN[dtype == "f32"],
                           signature={"x_ptr": pointer, "w_ptr": pointer, "y_ptr": pointer, "rstd_ptr": "*fp32",
                                      "width": "i32", "eps": "fp32"},
                           constexprs={"HAS_WEIGHT": has_weight},

@@ -1,17 +1,18 @@
 """Softmax and log-softmax over the last dimension in Triton. Rows of up to 16384 elements
-are held in the registers of one program per row and read once; rows of up to 32768
-elements fill a program's registers, so one program per SM takes every (grid)-th row and
-loads the next while it reduces and writes the current one; wider rows are taken in turn
-by a few programs an SM, which keep a running (max, sum) over chunks, then read the row
-again (from L2, where the first read asked it to stay) to write it. The widths are
-kernels/triton_common.py's. Compiled ahead of time by cmake/triton_aot.py; launched by
-kernels/softmax/triton.cpp."""
+are held in the registers of one program per row and read once; rows of up to 32768 are
+taken in turn by one program per SM, which holds a 16-bit row and loads the next while it
+reduces and writes the current one, or by two that hold a float32 row as two chunks; wider
+rows are taken in turn by two programs an SM, which keep a running (max, sum) over chunks,
+then read the row again (from L2, where the first read asked it to stay), but for the last
+chunk or two, to write it. The widths are kernels/triton_common.py's. Compiled ahead of time
+by cmake/triton_aot.py; launched by kernels/softmax/triton.cpp."""
 
 import triton
 import triton.language as tl
-from triton_common import DTYPES, ladder
+from triton_common import DTYPES, ladder, load_chunk
 
 LOG2_E = tl.constexpr(1.4426950408889634)
+LN_2 = tl.constexpr(0.6931471805599453)
 
 
 @triton.jit
@@ -64,44 +65,96 @@ def softmax_rows_persistent(x_ptr, y_ptr, rows, width, LOG: tl.constexpr, BLOCK:
 
 
 @triton.jit
-def softmax_rows_chunked(x_ptr, y_ptr, rows, width, LOG: tl.constexpr, BLOCK: tl.constexpr):
+def fold_chunk(x, running_max, running_sum, BLOCK: tl.constexpr):
+    """Folds a chunk into the running (max, sum of exps) of each group of 8 neighbouring
+    elements (a thread's 16 bytes of a 16-bit row): the group's max is taken before
+    rescaling, so a chunk takes about one exp an element instead of two (bf16 [1024,65536]
+    55% -> 60% of the floor on the H200, JIT). exp2((x - max) * log2(e)): x - max is exact
+    near the max, where x * log2(e) rounded first moved float32 sums near 1e4 by 7e-4; and
+    not tl.exp, which Triton lowers with a range check an element (944 instructions against
+    704; bf16 [1024,65536] 69% of the floor against 78%)."""
+    groups = tl.reshape(x.to(tl.float32), [BLOCK // 8, 8])
+    new_max = tl.maximum(running_max, tl.max(groups, axis=1))
+    # groups still all -inf add nothing (exp2(-inf - -inf) would be NaN)
+    scale = tl.where(new_max == -float("inf"), 0.0, tl.exp2((running_max - new_max) * LOG2_E))
+    terms = tl.where(new_max[:, None] == -float("inf"), 0.0, tl.exp2((groups - new_max[:, None]) * LOG2_E))
+    return new_max, running_sum * scale + tl.sum(terms, axis=1)
+
+
+@triton.jit
+def store_chunk(y_row, x, start, offs, width, row_max, log2_total, LOG: tl.constexpr):
+    """Writes a chunk's softmax (or log-softmax), given the row's max and the log2 of its sum
+    of exps."""
+    shifted = x.to(tl.float32) - row_max
+    y = shifted - log2_total * LN_2 if LOG else tl.exp2(tl.fma(shifted, LOG2_E, -log2_total))
+    # the output is read by nobody here: it leaves L2 first
+    tl.store(y_row + start + offs, y.to(y_row.dtype.element_ty), mask=start + offs < width, cache_modifier=".cs")
+
+
+@triton.jit
+def softmax_rows_chunked(x_ptr, y_ptr, rows, width, LOG: tl.constexpr, BLOCK: tl.constexpr, DEPTH: tl.constexpr,
+                         HOLD: tl.constexpr):
+    """Rows of at least two chunks, taken in turn: the first pass keeps DEPTH chunks loading
+    ahead of the one it folds; the second pass writes the last chunk, and with HOLD the one
+    before, from registers, then reads the rest again from L2 (where the first pass asked them
+    to stay), newest first."""
     offs = tl.arange(0, BLOCK)
+    last = (tl.cdiv(width, BLOCK) - 1) * BLOCK
     for row in range(tl.program_id(0), rows, tl.num_programs(0)):
-        base = tl.cast(row, tl.int64) * width
-        # A running (max, sum of exps) per group of 8 neighbouring elements (a thread's 16
-        # bytes of a 16-bit row): the group's max is taken before rescaling, so the first
-        # pass takes about one exp an element instead of two (bf16 [1024,65536] 55% -> 60%
-        # of the floor on the H200, one program an SM, JIT)
+        x_row = x_ptr + tl.cast(row, tl.int64) * width
         running_max = tl.full([BLOCK // 8], -float("inf"), tl.float32)
         running_sum = tl.zeros([BLOCK // 8], tl.float32)
-        for start in range(0, width, BLOCK):
-            mask = start + offs < width
-            # kept in L2 for the second pass (the open rows, a few an SM, fit in it)
-            x = tl.load(x_ptr + base + start + offs, mask=mask, other=-float("inf"), eviction_policy="evict_last")
-            groups = tl.reshape(x.to(tl.float32), [BLOCK // 8, 8])
-            new_max = tl.maximum(running_max, tl.max(groups, axis=1))
-            # groups still all -inf add nothing (exp(-inf - -inf) would be NaN)
-            scale = tl.where(new_max == -float("inf"), 0.0, tl.exp(running_max - new_max))
-            terms = tl.where(new_max[:, None] == -float("inf"), 0.0, tl.exp(groups - new_max[:, None]))
-            running_sum = running_sum * scale + tl.sum(terms, axis=1)
-            running_max = new_max
+        x = load_chunk(x_row, 0, offs, width, -float("inf"), "evict_last")
+        # not `x`: Triton carries through a loop only the names whose value changes in it
+        before = tl.zeros([BLOCK], x.dtype)
+        if DEPTH == 2:
+            next_x = load_chunk(x_row, BLOCK, offs, width, -float("inf"), "evict_last")
+            for start in range(2 * BLOCK, width, BLOCK):
+                after = load_chunk(x_row, start, offs, width, -float("inf"), "evict_last")
+                running_max, running_sum = fold_chunk(x, running_max, running_sum, BLOCK)
+                before, x, next_x = x, next_x, after
+            running_max, running_sum = fold_chunk(x, running_max, running_sum, BLOCK)
+            before, x = x, next_x
+        else:
+            for start in range(BLOCK, width, BLOCK):
+                next_x = load_chunk(x_row, start, offs, width, -float("inf"), "evict_last")
+                running_max, running_sum = fold_chunk(x, running_max, running_sum, BLOCK)
+                before, x = x, next_x
+        running_max, running_sum = fold_chunk(x, running_max, running_sum, BLOCK)
         row_max = tl.max(running_max, axis=0)
-        group_scale = tl.where(running_max == -float("inf"), 0.0, tl.exp(running_max - row_max))
-        total = tl.sum(running_sum * group_scale, axis=0)
-        for start in range(0, width, BLOCK):
-            mask = start + offs < width
-            # the last read of these bytes, and the output read by nobody here: both leave L2
-            # first (bf16 [1024,65536], two programs an SM of 8 warps: 48% of the floor without
-            # the hints, 59% with them)
-            x = tl.load(x_ptr + base + start + offs, mask=mask, other=0.0, eviction_policy="evict_first")
-            shifted = x.to(tl.float32) - row_max
-            y = shifted - tl.log(total) if LOG else tl.exp(shifted) * (1.0 / total)
-            tl.store(y_ptr + base + start + offs, y.to(y_ptr.dtype.element_ty), mask=mask, cache_modifier=".cs")
+        group_sums = tl.where(running_max == -float("inf"), 0.0,
+                              running_sum * tl.exp2((running_max - row_max) * LOG2_E))
+        log2_total = tl.log2(tl.sum(group_sums, axis=0))
+        y_row = y_ptr + tl.cast(row, tl.int64) * width
+        store_chunk(y_row, x, last, offs, width, row_max, log2_total, LOG)
+        reread = last - BLOCK
+        if HOLD:
+            store_chunk(y_row, before, reread, offs, width, row_max, log2_total, LOG)
+            reread -= BLOCK
+        # newest first; counted up, since a loop counting down (a negative step) compiled to
+        # 102 registers a thread against 40 (bf16, 16 warps)
+        for back in range(0, reread // BLOCK + 1):
+            start = reread - back * BLOCK
+            # the last read of these bytes: they leave L2 first
+            x = load_chunk(x_row, start, offs, width, 0.0, "evict_first")
+            store_chunk(y_row, x, start, offs, width, row_max, log2_total, LOG)
 
 
 # Warps of the register-held variants (1024 on two: 96% of the floor at 16-bit
 # [65536,1024] on the H200, 90% on four).
 WARPS = {1024: 2, 2048: 8, 4096: 8, 8192: 16, 16384: 16}
+# Rows taken in turn (kernel, constexprs, warps), by whether they are float32. Measured on
+# the H200 (docs/BENCHMARKS.md, "Wide rows in Triton"): a 16-bit row of up to 32768 and the
+# next fill the persistent kernel's registers (90-91% of the floor at [4096,32000]); a
+# float32 one spills there (66%), so it is held as two chunks (96%); wider rows are
+# chunked, in chunks of 8192 on 16 warps, two programs an SM (bf16 [1024,65536] 78%,
+# float32 77%, holding the chunk before the last).
+IN_TURN = {
+    False: {"32768": (softmax_rows_persistent, {"BLOCK": 32768}, 32),
+            "chunked": (softmax_rows_chunked, {"BLOCK": 8192, "DEPTH": 1, "HOLD": False}, 16)},
+    True: {"32768": (softmax_rows_chunked, {"BLOCK": 16384, "DEPTH": 2, "HOLD": True}, 16),
+           "chunked": (softmax_rows_chunked, {"BLOCK": 8192, "DEPTH": 1, "HOLD": True}, 16)},
+}
 
 
 def variants():
@@ -109,7 +162,7 @@ def variants():
     for dtype, pointer in DTYPES.items():
         for log in (False, True):
             name = "log_softmax" if log else "softmax"
-            out += ladder(f"{name}_rows:{dtype}", softmax_rows, softmax_rows_persistent, softmax_rows_chunked, WARPS,
+            out += ladder(f"{name}_rows:{dtype}", softmax_rows, WARPS, IN_TURN[dtype == "f32"],
                           signature={"x_ptr": pointer, "y_ptr": pointer, "width": "i32"}, constexprs={"LOG": log},
                           aligned=("x_ptr", "y_ptr", "width"))  # the impl picks these for aligned rows only
     return out

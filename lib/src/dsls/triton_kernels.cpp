@@ -180,10 +180,13 @@ int dtype_index(const at::Tensor& tensor) {
   }
 }
 
-Grid persistent_grid(const Artifact& artifact, int64_t pieces, const at::Tensor& on, int programs_per_multiprocessor) {
+int programs_per_multiprocessor(int num_warps) { return std::max(1, 32 / num_warps); }
+
+Grid persistent_grid(const Artifact& artifact, int64_t pieces, const at::Tensor& on) {
   load(artifact, on.device().index());  // the device's context, and its count with it
   const int multiprocessors = modules().devices[on.device().index()].multiprocessors.load(std::memory_order_relaxed);
-  return {static_cast<unsigned>(std::min<int64_t>(pieces, int64_t{multiprocessors} * programs_per_multiprocessor))};
+  const int64_t programs = int64_t{multiprocessors} * programs_per_multiprocessor(artifact.num_warps);
+  return {static_cast<unsigned>(std::min<int64_t>(pieces, programs))};
 }
 
 void launch(const Artifact& artifact, Grid grid, std::initializer_list<const void*> arguments, const at::Tensor& on) {

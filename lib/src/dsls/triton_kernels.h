@@ -28,12 +28,17 @@ inline constexpr const char* kDtypeKeys[] = {"f32", "f16", "bf16"};
 /// A float32, float16 or bfloat16 tensor's index in kDtypeKeys.
 int dtype_index(const at::Tensor& tensor);
 
+/// Programs per multiprocessor of a persistent kernel of `num_warps` warps: 32 warps an SM
+/// (one program of 32 warps or two of 16). The row kernels ran best so: three of 16 keep
+/// more wide rows open between their two reads than L2 holds (bf16 [1024,65536] softmax on
+/// the H200: 70% of the floor against 76% at two).
+int programs_per_multiprocessor(int num_warps);
+
 /// The grid of a persistent kernel that takes `pieces` of work in turn:
-/// `programs_per_multiprocessor` programs per multiprocessor of `on`'s device, or one per
+/// programs_per_multiprocessor() programs per multiprocessor of `on`'s device, or one per
 /// piece when there are fewer. Loads `artifact` on that device first; throws as launch()
 /// does.
-Grid persistent_grid(const Artifact& artifact, int64_t pieces, const at::Tensor& on,
-                     int programs_per_multiprocessor = 1);
+Grid persistent_grid(const Artifact& artifact, int64_t pieces, const at::Tensor& on);
 
 /// Launches `artifact` over `grid` on `on`'s device and current stream. `arguments` points
 /// at each runtime argument's value, in the kernel's order (the two scratch pointers
