@@ -1,7 +1,7 @@
-"""What the triton DSL's kernel files share: the dtypes they are compiled for, and the
-ladder of row widths of the row kernels (kernels/softmax/triton.py, kernels/norm/triton.py),
+"""What the triton DSL's kernel files share: the dtypes they are compiled for, the ladder
+of row widths of the row kernels (kernels/softmax/triton.py, kernels/norm/triton.py),
 which kernels/triton_rows.h mirrors for the impls that pick a variant (a test checks that
-every key it names was built)."""
+every key it names was built), and the chunked kernels' load of a chunk."""
 
 import triton
 import triton.language as tl
@@ -30,6 +30,7 @@ def ladder(key, held, warps, in_turn, signature, constexprs, aligned):
         out.append(dict(key=f"{key}:{suffix}", kernel=kernel, signature={**signature, "rows": "i32"},
                         constexprs={**constexprs, **own}, aligned=aligned, num_warps=num_warps))
     return out
+
 
 @triton.jit
 def load_chunk(row, start, offs, width, other, EVICTION: tl.constexpr):
