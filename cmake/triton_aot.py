@@ -6,7 +6,8 @@ Each kernel file defines Triton kernels and a list AOT_VARIANTS of dicts with th
 of Variant (below): one compiled kernel each, named by its key. Every variant is compiled with
 triton.compile for the given SM architecture (no GPU or driver needed) to a cubin, and
 written with its launch metadata (kernel name, warps, shared memory, the scratch
-buffers Triton appends as extra parameters) into the generated source, which
+buffers Triton appends as extra parameters, whether it is launched in clusters) into the
+generated source, which
 lib/src/dsls/triton_kernels.cpp reads. Any compile error fails the build.
 """
 
@@ -28,6 +29,9 @@ class Variant:
     constexprs: dict = field(default_factory=dict)
     aligned: tuple = ()  # arguments known divisible by 16 (pointers: 16-byte aligned)
     num_warps: int = 4
+    # Nonzero: the kernel's programs exchange through the shared memory of their cluster
+    # (kernels/triton_common.py), in this many bytes past the end of what Triton allocates.
+    cluster_exchange_bytes: int = 0
 
 
 def load_module(path):
@@ -63,11 +67,15 @@ def compile_variant(variant, arch):
         raise SystemExit(f"triton_aot: {variant.key}: needs a cooperative, PDL, multi-CTA or profiled launch, "
                          "which lib/src/dsls/triton_kernels.cpp does not do")
     runtime_args = [a for a in fn.arg_names if a not in variant.constexprs]
+    shared = md.shared
+    if variant.cluster_exchange_bytes:
+        shared = (shared + 15) // 16 * 16 + variant.cluster_exchange_bytes
     return {
         "key": variant.key,
         "name": md.name,
         "num_warps": md.num_warps,
-        "shared": md.shared,
+        "shared": shared,
+        "clustered": bool(variant.cluster_exchange_bytes),
         "global_scratch_size": md.global_scratch_size,
         "global_scratch_align": md.global_scratch_align,
         "profile_scratch_size": md.profile_scratch_size,
@@ -100,7 +108,7 @@ def write_source(path, artifacts, version):
         lines.append(
             f"  {{{cpp_string(a['key'])}, {cpp_string(a['name'])}, cubin_{i}, sizeof(cubin_{i}), {a['num_warps']}, "
             f"{a['shared']}, {a['global_scratch_size']}, {a['global_scratch_align']}, {a['profile_scratch_size']}, "
-            f"{a['arguments']}}},")
+            f"{a['arguments']}, {'true' if a['clustered'] else 'false'}}},")
     lines += [
         "};",
         "}  // namespace",

@@ -1,7 +1,8 @@
 // _fused_rms_norm at CUDA over the trailing dimensions in Triton
 // (kernels/norm/triton.py, compiled ahead of time): one row per program, held in
-// registers up to 16384 elements; beyond, a few programs per SM taking rows in turn,
-// holding them up to 32768 and reading them in chunks wider. Returns float32 rstd
+// registers up to 16384 elements; a few programs per SM taking rows in turn and holding
+// them up to 32768; a cluster of programs per row up to 65536; a few programs per SM
+// reading rows in chunks wider. Returns float32 rstd
 // shaped like the input with the normalised dimensions kept as 1, as aten's CUDA kernel
 // does.
 #include <limits>
@@ -66,11 +67,11 @@ std::tuple<at::Tensor, at::Tensor> rms_norm_triton(const at::Tensor& input, at::
   void* r = rstd.mutable_data_ptr();
   const int32_t rows = static_cast<int32_t>(input.numel() / width);
   const triton::Artifact& kernel = rms_norm_kernel(input, has_weight, width);
+  const triton::Grid grid = triton_rows::rows_grid(kernel, rows, width, input);
   if (triton_rows::rows_in_turn(width)) {
-    const triton::Grid grid = triton::persistent_grid(kernel, rows, input);
     triton::launch(kernel, grid, {&x, &w, &y, &r, &rows, &width, &epsilon}, input);
   } else {
-    triton::launch(kernel, {static_cast<unsigned>(rows)}, {&x, &w, &y, &r, &width, &epsilon}, input);
+    triton::launch(kernel, grid, {&x, &w, &y, &r, &width, &epsilon}, input);
   }
   return {std::move(out), std::move(rstd)};
 }

@@ -2,14 +2,16 @@
 + eps), out = x * rstd * weight, in float32. Rows of up to 16384 elements are held in the
 registers of one program per row and read once; rows of up to 32768 are taken in turn by
 one program per SM, which holds a 16-bit row and loads the next while it reduces and
-writes the current one, or holds a float32 row as two chunks; wider rows are read in
-chunks, twice (the second time from L2, where the first read asked them to stay), but for
-the last chunk or two. The widths are kernels/triton_common.py's. Compiled ahead of time by
+writes the current one, or holds a float32 row as two chunks; rows of up to 65536 are
+split over a cluster of programs, each holding its slice in registers and exchanging its
+sum of squares with the others through shared memory; wider rows are read in chunks,
+twice (the second time from L2, where the first read asked them to stay), but for the
+last chunk or two. The widths are kernels/triton_common.py's. Compiled ahead of time by
 cmake/triton_aot.py; launched by kernels/norm/triton.cpp."""
 
 import triton
 import triton.language as tl
-from triton_common import DTYPES, ladder, load_chunk
+from triton_common import DTYPES, cluster_open, cluster_position, exchange_sum, ladder, load_chunk
 
 
 @triton.jit
@@ -105,14 +107,89 @@ def rms_norm_rows_chunked(x_ptr, w_ptr, y_ptr, rstd_ptr, rows, width, eps, HAS_W
         tl.store(rstd_ptr + row, rstd)
 
 
+@triton.jit
+def as_pairs(ptr):
+    """A row as words of two elements: int32 for 16-bit rows, int64 for float32 ones."""
+    if ptr.dtype.element_ty == tl.float32:
+        return ptr.to(tl.pointer_type(tl.int64))
+    else:
+        return ptr.to(tl.pointer_type(tl.int32))
+
+
+@triton.jit
+def unpack(pairs, after, DTYPE: tl.constexpr):
+    """The (even, odd) elements of words of two DTYPE, as float32. Inline PTX, which the
+    compiler neither merges with another unpack of the same words nor moves above the
+    computation of `after`: the words, not their float32 values, stay in registers until
+    then."""
+    if DTYPE == tl.bfloat16:
+        return tl.inline_asm_elementwise(
+            "{ .reg .b16 even, odd; mov.b32 {even, odd}, $2; cvt.f32.bf16 $0, even; cvt.f32.bf16 $1, odd; }",
+            "=r,=r,r,r", [pairs, after], dtype=(tl.float32, tl.float32), is_pure=True, pack=1)
+    elif DTYPE == tl.float16:
+        return tl.inline_asm_elementwise(
+            "{ .reg .b16 even, odd; mov.b32 {even, odd}, $2; cvt.f32.f16 $0, even; cvt.f32.f16 $1, odd; }",
+            "=r,=r,r,r", [pairs, after], dtype=(tl.float32, tl.float32), is_pure=True, pack=1)
+    else:
+        return tl.inline_asm_elementwise("mov.b64 {$0, $1}, $2;", "=r,=r,l,r", [pairs, after],
+                                         dtype=(tl.float32, tl.float32), is_pure=True, pack=1)
+
+
+@triton.jit
+def pack(even, odd, DTYPE: tl.constexpr):
+    """Words of two DTYPE from float32 (even, odd) elements, rounded to nearest."""
+    if DTYPE == tl.bfloat16:
+        return tl.inline_asm_elementwise("cvt.rn.bf16x2.f32 $0, $2, $1;", "=r,r,r", [even, odd], dtype=tl.int32,
+                                         is_pure=True, pack=1)
+    elif DTYPE == tl.float16:
+        return tl.inline_asm_elementwise("cvt.rn.f16x2.f32 $0, $2, $1;", "=r,r,r", [even, odd], dtype=tl.int32,
+                                         is_pure=True, pack=1)
+    else:
+        return tl.inline_asm_elementwise("mov.b64 $0, {$1, $2};", "=l,r,r", [even, odd], dtype=tl.int64,
+                                         is_pure=True, pack=1)
+
+
+@triton.jit
+def rms_norm_rows_cluster(x_ptr, w_ptr, y_ptr, rstd_ptr, width, eps, HAS_WEIGHT: tl.constexpr, BLOCK: tl.constexpr):
+    """A row split over a cluster of programs, BLOCK columns each (the last ones may hold
+    none): each sums its slice's squares, adds the others' and writes its slice. The slice
+    and its weight are held as words of two elements, unpacked at each use: 16-bit ones
+    took a register each as float32 or unpacked (119 registers a thread, 88% of the floor at
+    bf16 [1024,65536] on the H200, JIT), and take half one as words (96, 91-93%)."""
+    row, rank = cluster_position()
+    cluster_open()
+    DTYPE: tl.constexpr = x_ptr.dtype.element_ty
+    half = width // 2  # the impl takes rows of a multiple of 16 elements only
+    words = rank * (BLOCK // 2) + tl.arange(0, BLOCK // 2)
+    mask = words < half
+    x = tl.load(as_pairs(x_ptr) + row.to(tl.int64) * half + words, mask=mask, other=0)
+    if HAS_WEIGHT:
+        w = tl.load(as_pairs(w_ptr) + words, mask=mask, other=0)
+    even, odd = unpack(x, 0.0, DTYPE)
+    rstd = 1.0 / tl.sqrt(exchange_sum(tl.sum(even * even, axis=0) + tl.sum(odd * odd, axis=0)) / width + eps)
+    even, odd = unpack(x, rstd, DTYPE)
+    even *= rstd
+    odd *= rstd
+    if HAS_WEIGHT:
+        w_even, w_odd = unpack(w, rstd, DTYPE)
+        even *= w_even
+        odd *= w_odd
+    # the output is read by nobody here: it leaves L2 first
+    tl.store(as_pairs(y_ptr) + row.to(tl.int64) * half + words, pack(even, odd, DTYPE), mask=mask,
+             cache_modifier=".cs")
+    if rank == 0:
+        tl.store(rstd_ptr + row, rstd)
+
+
 # Warps of the register-held variants.
 WARPS = {1024: 4, 2048: 8, 4096: 8, 8192: 16, 16384: 16}
 # Rows taken in turn (kernel, constexprs, warps), by whether they are float32. Measured on
 # the H200 (docs/BENCHMARKS.md, "Wide rows in Triton"): a 16-bit row of up to 32768 and the
 # next fill the persistent kernel's registers (94% of the floor at [4096,32000]); a float32
-# one spills there (65%), so it is held as two chunks (97%); wider rows are chunked, in
-# chunks of 16384 on 32 warps, one program an SM, two chunks loading ahead (bf16
-# [1024,65536] 79%, float32 79%, holding the chunk before the last).
+# one spills there (65%), so it is held as two chunks (97%); rows wider than
+# triton_common.CLUSTER_WIDTH are chunked, in chunks of 16384 on 32 warps, one program an
+# SM, two chunks loading ahead (bf16 [1024,65536] 79%, float32 79%, holding the chunk before
+# the last, when they took those rows).
 IN_TURN = {
     False: {"32768": (rms_norm_rows_persistent, {"BLOCK": 32768}, 32),
             "chunked": (rms_norm_rows_chunked, {"BLOCK": 16384, "HOLD": False}, 32)},
@@ -127,6 +204,7 @@ def variants():
         for has_weight in (False, True):
             weighted = "weight" if has_weight else "plain"
             out += ladder(f"rms_norm_rows:{dtype}:{weighted}", rms_norm_rows, WARPS, IN_TURN[dtype == "f32"],
+                          rms_norm_rows_cluster,
                           signature={"x_ptr": pointer, "w_ptr": pointer, "y_ptr": pointer, "rstd_ptr": "*fp32",
                                      "width": "i32", "eps": "fp32"},
                           constexprs={"HAS_WEIGHT": has_weight},

@@ -94,6 +94,7 @@ std::vector<Sample> softmax_samples(c10::Device device, c10::ScalarType dtype, c
   add(SampleClass::large, {300, 16400}, -1, {});  // triton: persistent, more rows than SMs
   add(SampleClass::large, {4, 40000}, -1, {});    // cuda: rows over a cluster, slices not full
   add(SampleClass::large, {2, 65536}, -1, {});    // cuda: rows filling a cluster's slices in registers
+  add(SampleClass::large, {3, 49168}, -1, {});    // triton: a cluster of 7, the last slice 16 columns
   add(SampleClass::large, {2, 131072}, -1, {});   // cuda: 16-bit slices partly in shared memory
   add(SampleClass::large, {2, 1 << 19}, -1, {});
   add(SampleClass::transposed, {256, 512}, -1, laid_out(Layout::transposed));
@@ -104,6 +105,7 @@ std::vector<Sample> softmax_samples(c10::Device device, c10::ScalarType dtype, c
   add(SampleClass::extreme_values, {40, 20000}, -1, far);  // triton: persistent rows
   add_masked({64, 1024});
   add_masked({8, 40000});
+  add_masked({4, 65536});  // triton: the last two slices of a cluster all -inf
   return all;
 }
 

@@ -1,7 +1,8 @@
 // _softmax and _log_softmax at CUDA over the last dimension in Triton
 // (kernels/softmax/triton.py, compiled ahead of time): one row per program, held in
-// registers up to 16384 elements; beyond, a few programs per SM taking rows in turn,
-// holding them up to 32768 and reading them in chunks wider.
+// registers up to 16384 elements; a few programs per SM taking rows in turn and holding
+// them up to 32768; a cluster of programs per row up to 65536; a few programs per SM
+// reading rows in chunks wider.
 #include <string>
 
 #include <ATen/core/Tensor.h>
@@ -49,11 +50,11 @@ at::Tensor rows(const at::Tensor& self, bool log) {
   void* y = out.mutable_data_ptr();
   const int32_t row_count = static_cast<int32_t>(self.numel() / width);
   const triton::Artifact& kernel = rows_kernel(self, log, width);
+  const triton::Grid grid = triton_rows::rows_grid(kernel, row_count, width, self);
   if (triton_rows::rows_in_turn(width)) {
-    const triton::Grid grid = triton::persistent_grid(kernel, row_count, self);
     triton::launch(kernel, grid, {&in, &y, &row_count, &width}, self);
   } else {
-    triton::launch(kernel, {static_cast<unsigned>(row_count)}, {&in, &y, &width}, self);
+    triton::launch(kernel, grid, {&in, &y, &width}, self);
   }
   return out;
 }

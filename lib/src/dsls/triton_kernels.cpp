@@ -28,6 +28,23 @@ using CUcontext = struct CUctx_st*;
 using CUmodule = struct CUmod_st*;
 using CUfunction = struct CUfunc_st*;
 using CUstream = struct CUstream_st*;
+struct CUlaunchAttribute {
+  int id;
+  char pad[4];
+  union {
+    char bytes[64];
+    struct {
+      unsigned x, y, z;
+    } cluster_dim;
+  } value;
+};
+struct CUlaunchConfig {
+  unsigned grid_x, grid_y, grid_z, block_x, block_y, block_z, shared_bytes;
+  CUstream stream;
+  CUlaunchAttribute* attributes;
+  unsigned attribute_count;
+};
+constexpr int kLaunchAttributeClusterDimension = 4;  // CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
 constexpr int kMaxDynamicSharedSizeBytes = 8;  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 constexpr int kDefaultSharedLimit = 48 * 1024;
 constexpr int kMultiprocessorCount = 16;  // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
@@ -44,6 +61,7 @@ struct Driver {
   CUresult (*function_set_attribute)(CUfunction, int, int);
   CUresult (*launch_kernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
                             void**, void**);
+  CUresult (*launch_kernel_ex)(const CUlaunchConfig*, CUfunction, void**, void**);
   CUresult (*error_string)(CUresult, const char**);
 };
 
@@ -71,6 +89,7 @@ Driver open_driver() {
   bind(library, "cuModuleGetFunction", d.module_get_function);
   bind(library, "cuFuncSetAttribute", d.function_set_attribute);
   bind(library, "cuLaunchKernel", d.launch_kernel);
+  bind(library, "cuLaunchKernelEx", d.launch_kernel_ex);
   bind(library, "cuGetErrorString", d.error_string);
   return d;
 }
@@ -195,6 +214,13 @@ void launch(const Artifact& artifact, Grid grid, std::initializer_list<const voi
     throw Error(std::string("triton kernel ") + artifact.key + " takes " + std::to_string(artifact.arguments) +
                 " arguments, not " + std::to_string(arguments.size()));
   }
+  if (grid.cluster == 0 || grid.cluster > kMaxCluster || grid.x % grid.cluster != 0 ||
+      (grid.cluster > 1 && !artifact.clustered)) {
+    throw Error(std::string("triton kernel ") + artifact.key + " cannot run in clusters of " +
+                std::to_string(grid.cluster) + " over " + std::to_string(grid.x) + " programs: " +
+                (artifact.clustered ? "clusters of 1 to " + std::to_string(kMaxCluster) + " that divide the grid"
+                                    : std::string("it does not exchange through a cluster")));
+  }
   const c10::DeviceGuard guard(on.device());
   const Loaded loaded = load(artifact, on.device().index());
   const Driver& d = driver();
@@ -218,9 +244,20 @@ void launch(const Artifact& artifact, Grid grid, std::initializer_list<const voi
   for (const void* argument : arguments) parameters[count++] = const_cast<void*>(argument);
   parameters[count++] = &global_scratch_pointer;
   parameters[count++] = &profile_scratch_pointer;
-  check(d.launch_kernel(loaded.function, grid.x, grid.y, grid.z, 32 * artifact.num_warps, 1, 1, artifact.shared,
-                        static_cast<CUstream>(cuda::current_stream(on)), parameters.data(), nullptr),
-        "cuLaunchKernel", artifact);
+  const auto stream = static_cast<CUstream>(cuda::current_stream(on));
+  const unsigned threads = 32 * static_cast<unsigned>(artifact.num_warps);
+  const auto shared = static_cast<unsigned>(artifact.shared);
+  if (grid.cluster == 1) {
+    check(d.launch_kernel(loaded.function, grid.x, grid.y, grid.z, threads, 1, 1, shared, stream, parameters.data(),
+                          nullptr),
+          "cuLaunchKernel", artifact);
+    return;
+  }
+  CUlaunchAttribute cluster{};
+  cluster.id = kLaunchAttributeClusterDimension;
+  cluster.value.cluster_dim = {grid.cluster, 1, 1};
+  const CUlaunchConfig config{grid.x, grid.y, grid.z, threads, 1, 1, shared, stream, &cluster, 1};
+  check(d.launch_kernel_ex(&config, loaded.function, parameters.data(), nullptr), "cuLaunchKernelEx", artifact);
 }
 
 }  // namespace native_ops::triton

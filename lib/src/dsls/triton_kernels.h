@@ -13,10 +13,16 @@
 
 namespace native_ops::triton {
 
-/// A grid of programs.
+/// A grid of programs. `cluster` > 1 launches them in clusters of that many consecutive
+/// programs along x (which it must divide), as a clustered artifact needs: up to 8, the
+/// portable cluster size.
 struct Grid {
   unsigned x = 1, y = 1, z = 1;
+  unsigned cluster = 1;
 };
+
+/// The largest cluster launch() takes.
+inline constexpr unsigned kMaxCluster = 8;
 
 /// The compiled kernel named `key`. Throws native_ops::KernelUnavailable when this build
 /// lacks it.
@@ -44,7 +50,8 @@ Grid persistent_grid(const Artifact& artifact, int64_t pieces, const at::Tensor&
 /// at each runtime argument's value, in the kernel's order (the two scratch pointers
 /// Triton appends are added here). Throws native_ops::KernelUnavailable, naming the
 /// kernel, when the driver, the module or the launch fails; native_ops::Error when the
-/// argument count is not the kernel's (a bug in the impl, not a kernel that cannot run).
+/// argument count is not the kernel's, or the grid's clusters are not what the kernel
+/// takes (bugs in the impl, not a kernel that cannot run), before anything is launched.
 void launch(const Artifact& artifact, Grid grid, std::initializer_list<const void*> arguments, const at::Tensor& on);
 
 }  // namespace native_ops::triton
