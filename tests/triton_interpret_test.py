@@ -17,6 +17,7 @@ the reason when triton 3.6.0 or numpy is not importable.
 """
 import importlib.util
 import os
+import re
 import sys
 
 os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported
@@ -137,11 +138,31 @@ RUNNERS = {"softmax": run_softmax, "log_softmax": run_softmax, "rms_norm": run_r
            "outer_product": run_outer_product}
 
 
+def check_mirrored_widths(kernels):
+    """The widths that pick a row variant and a cluster's size in C++ (kernels/triton_rows.h,
+    lib/src/dsls/triton_kernels.h) are those the kernels were compiled for: no key names
+    the slice of the cluster kernels, so the build's check of the keys cannot catch it."""
+    import triton_common
+    headers = {"kernels/triton_rows.h": os.path.join(kernels, "triton_rows.h"),
+               "lib/src/dsls/triton_kernels.h": os.path.join(kernels, "..", "lib", "src", "dsls", "triton_kernels.h")}
+    mirrored = {"kInTurnWidth": ("kernels/triton_rows.h", "IN_TURN_WIDTH"),
+                "kClusterSlice": ("kernels/triton_rows.h", "CLUSTER_SLICE"),
+                "kMaxCluster": ("lib/src/dsls/triton_kernels.h", "MAX_CLUSTER")}
+    for name, (header, python_name) in mirrored.items():
+        found = re.search(rf"\b{name} = (\d+);", open(headers[header]).read())
+        if not found:
+            raise SystemExit(f"triton_interpret: {header} no longer defines {name} as a number: update this check")
+        if int(found.group(1)) != getattr(triton_common, python_name):
+            raise SystemExit(f"triton_interpret: {header} has {name} = {found.group(1)}, but kernels/triton_common.py "
+                             f"has {python_name} = {getattr(triton_common, python_name)}: change both")
+
+
 def main():
     kernels = sys.argv[1]
     sys.path.insert(0, kernels)  # the kernel files import kernels/triton_common.py
     global IN_TURN_WIDTH
     from triton_common import IN_TURN_WIDTH
+    check_mirrored_widths(kernels)
     checked, on_gpu_only = 0, []
     for op in sorted(os.listdir(kernels)):
         path = os.path.join(kernels, op, "triton.py")

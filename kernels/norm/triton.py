@@ -151,8 +151,8 @@ def pack(even, odd, DTYPE: tl.constexpr):
 
 @triton.jit
 def rms_norm_rows_cluster(x_ptr, w_ptr, y_ptr, rstd_ptr, width, eps, HAS_WEIGHT: tl.constexpr, BLOCK: tl.constexpr):
-    """A row split over a cluster of programs, BLOCK columns each (the last ones may hold
-    none): each sums its slice's squares, adds the others' and writes its slice. The slice
+    """A row split over a cluster of programs, BLOCK columns each (the last slice may be
+    partial): each sums its slice's squares, adds the others' and writes its slice. The slice
     and its weight are held as words of two elements, unpacked at each use: 16-bit ones
     took a register each as float32 or unpacked (119 registers a thread, 88% of the floor at
     bf16 [1024,65536] on the H200, JIT), and take half one as words (96, 91-93%)."""
