@@ -1,10 +1,11 @@
 // The triton DSL beyond what the conformance sweep checks: the build compiled the kernels
 // ahead of time and embedded them with their launch metadata, every variant of the row
 // ladder among them; rows pick their variant and are declined outside the compiled layout;
-// the DSL reports the Triton that built them and is unavailable, with the reason, without
-// a GPU; and on a GPU its
-// kernels launch on the current stream and on the tensor's device, and the persistent ones
-// get every row right over many rows a program.
+// rows over a cluster get a program per slice, and a grid whose clusters a kernel cannot
+// take is refused before any launch; the DSL reports the Triton that built them and is
+// unavailable, with the reason, without a GPU; and on a GPU its kernels launch on the
+// current stream and on the tensor's device, and the row kernels get every row right over
+// many rows.
 #include <cstring>
 #include <string>
 #include <utility>
@@ -189,14 +190,14 @@ TEST(TritonKernels, RunOnTheCurrentStream) {
 // each) and holding them whole (16-bit: the persistent kernel, which loads the next row
 // while it writes the current; float32: two chunks); up to 65536 each is split over a
 // cluster (40976: a cluster of 6, the last slice 16 columns; 65536: of 8, every slice
-// full), thousands of clusters in turn; wider ones are read in chunks, the last partial
-// (600 rows: 2 or 3 a program at two programs an SM, 4 or 5 at one).
+// full), thousands of clusters in turn; wider ones are read in chunks (73744: the last chunk
+// of 16 columns; 600 rows: 2 or 3 a program at two programs an SM, 4 or 5 at one).
 TEST(TritonKernels, RowKernelsGetEveryRowRightOverManyRows) {
   if (!triton_dsl_available()) GTEST_SKIP() << find_dsl("triton")->unavailable_reason();
   init();
   prefer_triton();
   for (const auto& [rows, width] :
-       {std::pair<int64_t, int64_t>{2048, 32000}, {1500, 40976}, {1024, 65536}, {600, 65552 + 8192}}) {
+       {std::pair<int64_t, int64_t>{2048, 32000}, {1500, 40976}, {1024, 65536}, {600, 73744}}) {
     for (const at::ScalarType dtype : {at::kBFloat16, at::kFloat}) {
       const at::Tensor x = at::randn({rows, width}, at::TensorOptions().device(at::kCUDA).dtype(dtype));
       const std::string shape = "[" + std::to_string(rows) + "," + std::to_string(width) + "] " + c10::toString(dtype);
