@@ -695,7 +695,7 @@ __device__ __forceinline__ void stream_rows(const Op& op, int64_t rows, int64_t 
   if constexpr (Op::kColumnOperands > 0) wait_phase(columns_copied, 0);
   const bool claimer = rank == 0 && t / 32 == 1;  // lane t - 32 sends to block t - 32
   unsigned long long claim = 0;
-  bool claim_pending = false, claims_ready = false;
+  bool claims_ready = false;
   for (int k = 0; row < rows; ++k) {
     wait_phase(staged, k & 1);
     const StagedRow<T, VEC, THREADS, Geometry::near> held(stage, t, begin, columns);
@@ -717,7 +717,8 @@ __device__ __forceinline__ void stream_rows(const Op& op, int64_t rows, int64_t 
     }
     // The row of round k + 2, claimed now and sent once this round's row is done (which
     // hides the atomic's latency).
-    if (claimer && k + 2 >= fixed && next < rows) {
+    const bool sends_claim = claimer && k + 2 >= fixed && next < rows;
+    if (sends_claim) {
       if (t == 32) {
         while (!claims_ready) {
           unsigned long long tag;
@@ -726,12 +727,11 @@ __device__ __forceinline__ void stream_rows(const Op& op, int64_t rows, int64_t 
         }
         claim = atomicAdd(&schedule.claims->next, 1ull);
       }
-      claim_pending = true;
     }
     const ClusterReduce<THREADS, CLUSTER, GROUPS, 2, float2> reduce{exchange, rank, group, t, k & 1,
                                                                     static_cast<uint32_t>(k >> 1 & 1)};
     op(held, row, static_cast<int>(rank) * THREADS + t, reduce);
-    if (claim_pending) {
+    if (sends_claim) {
       // Every block has read the row of round k + 2 - kRing from the slot this overwrites:
       // this block's reduction of round k waited for all of them, after they read it.
       const int64_t claimed_row = fixed * stride + static_cast<int64_t>(__shfl_sync(0xffffffff, claim, 0));
@@ -741,7 +741,6 @@ __device__ __forceinline__ void stream_rows(const Op& op, int64_t rows, int64_t 
         store_to_block(shared_address(&claimed->rows[group][slot]), shared_address(&claimed->arrived[group][slot]),
                        static_cast<uint32_t>(lane), claimed_row);
       }
-      claim_pending = false;
     }
     row = next;
   }
