@@ -29,8 +29,10 @@ class Variant:
     constexprs: dict = field(default_factory=dict)
     aligned: tuple = ()  # arguments known divisible by 16 (pointers: 16-byte aligned)
     num_warps: int = 4
-    # Nonzero: the kernel's programs exchange through the shared memory of their cluster
-    # (kernels/triton_common.py), in this many bytes past the end of what Triton allocates.
+    # Above 1: the kernel's programs run in clusters of up to this many and exchange through
+    # their shared memory (kernels/triton_common.py), in cluster_exchange_bytes past the end
+    # of what Triton allocates.
+    max_cluster: int = 1
     cluster_exchange_bytes: int = 0
 
 
@@ -52,6 +54,10 @@ def compile_variant(variant, arch):
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource
 
+    if (variant.max_cluster > 1) != (variant.cluster_exchange_bytes > 0):
+        raise SystemExit(f"triton_aot: {variant.key}: a kernel launched in clusters (max_cluster "
+                         f"{variant.max_cluster}) exchanges through shared memory (cluster_exchange_bytes "
+                         f"{variant.cluster_exchange_bytes}), and only such a kernel: give both or neither")
     fn = variant.kernel
     signature = dict(variant.signature)
     for name in variant.constexprs:
@@ -75,7 +81,7 @@ def compile_variant(variant, arch):
         "name": md.name,
         "num_warps": md.num_warps,
         "shared": shared,
-        "clustered": bool(variant.cluster_exchange_bytes),
+        "max_cluster": variant.max_cluster,
         "global_scratch_size": md.global_scratch_size,
         "global_scratch_align": md.global_scratch_align,
         "profile_scratch_size": md.profile_scratch_size,
@@ -108,7 +114,7 @@ def write_source(path, artifacts, version):
         lines.append(
             f"  {{{cpp_string(a['key'])}, {cpp_string(a['name'])}, cubin_{i}, sizeof(cubin_{i}), {a['num_warps']}, "
             f"{a['shared']}, {a['global_scratch_size']}, {a['global_scratch_align']}, {a['profile_scratch_size']}, "
-            f"{a['arguments']}, {'true' if a['clustered'] else 'false'}}},")
+            f"{a['arguments']}, {a['max_cluster']}}},")
     lines += [
         "};",
         "}  // namespace",

@@ -2,8 +2,9 @@
 // The ladder of row widths the triton DSL's row kernels are compiled for
 // (kernels/triton_common.py): one program per row holding it in registers up to 16384
 // elements; then a few programs per SM taking rows in turn and holding them, up to 32768;
-// then a cluster of programs per row, each holding a slice, up to 65536; wider, a few
-// programs per SM taking rows in turn and reading them in chunks. Each op builds these
+// then a cluster of programs per row, each holding a slice, up to 65536 (clusters of up to
+// 8) and 131072 (up to 16); wider, a few programs per SM taking rows in turn and reading
+// them in chunks. Each op builds these
 // variants per dtype and flavour, keyed "<prefix>:<suffix>".
 #include <array>
 #include <cstddef>
@@ -24,14 +25,20 @@ inline constexpr std::array<int64_t, 5> kRegisterBlocks = {1024, 2048, 4096, 819
 inline constexpr int64_t kInTurnWidth = 32768;
 /// The columns of a row each program of a cluster holds (CLUSTER_SLICE).
 inline constexpr int64_t kClusterSlice = 8192;
-/// The widest rows split over a cluster (CLUSTER_WIDTH); wider ones are "chunked".
-inline constexpr int64_t kClusterWidth = kClusterSlice * triton::kMaxCluster;
-/// Variants per dtype and flavour: the register-held ones, "32768", "cluster" and
-/// "chunked".
-inline constexpr size_t kVariants = kRegisterBlocks.size() + 3;
+/// The largest clusters of "cluster" (PORTABLE_CLUSTER) and "wide_cluster" (WIDE_CLUSTER).
+inline constexpr int64_t kPortableCluster = 8;
+inline constexpr int64_t kWideCluster = 16;
+/// The widest rows of "cluster"; wider ones are split over a "wide_cluster".
+inline constexpr int64_t kClusterWidth = kClusterSlice * kPortableCluster;
+/// The widest rows split over a cluster; wider ones are "chunked".
+inline constexpr int64_t kWideClusterWidth = kClusterSlice * kWideCluster;
+/// Variants per dtype and flavour: the register-held ones, "32768", "cluster",
+/// "wide_cluster" and "chunked".
+inline constexpr size_t kVariants = kRegisterBlocks.size() + 4;
 
-/// Whether rows of `width` elements are split over a cluster of programs ("cluster").
-inline bool clustered(int64_t width) { return width > kInTurnWidth && width <= kClusterWidth; }
+/// Whether rows of `width` elements are split over a cluster of programs ("cluster" or
+/// "wide_cluster").
+inline bool clustered(int64_t width) { return width > kInTurnWidth && width <= kWideClusterWidth; }
 
 /// Whether rows of `width` elements take a kernel whose programs take rows in turn ("32768"
 /// or "chunked"): it is also given the row count, and a grid of a few programs per SM
@@ -39,12 +46,13 @@ inline bool clustered(int64_t width) { return width > kInTurnWidth && width <= k
 inline bool rows_in_turn(int64_t width) { return width > kRegisterBlocks.back() && !clustered(width); }
 
 /// The key suffixes of one op's variants, in variant()'s order: "1024" ... "16384",
-/// "32768", "cluster", "chunked".
+/// "32768", "cluster", "wide_cluster", "chunked".
 inline std::vector<std::string> key_suffixes() {
   std::vector<std::string> suffixes;
   for (int64_t block : kRegisterBlocks) suffixes.push_back(std::to_string(block));
   suffixes.push_back(std::to_string(kInTurnWidth));
   suffixes.push_back("cluster");
+  suffixes.push_back("wide_cluster");
   suffixes.push_back("chunked");
   return suffixes;
 }
@@ -53,8 +61,10 @@ inline std::vector<std::string> key_suffixes() {
 inline size_t variant(int64_t width) {
   size_t index = 0;
   while (index < kRegisterBlocks.size() && kRegisterBlocks[index] < width) ++index;
-  if (index == kRegisterBlocks.size() && width > kInTurnWidth) ++index;
-  if (index == kRegisterBlocks.size() + 1 && width > kClusterWidth) ++index;
+  // Past the register blocks, each wider variant in turn: "32768", "cluster", "wide_cluster".
+  for (int64_t widest : {kInTurnWidth, kClusterWidth, kWideClusterWidth}) {
+    if (index >= kRegisterBlocks.size() && width > widest) ++index;
+  }
   return index;
 }
 

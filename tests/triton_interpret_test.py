@@ -139,17 +139,16 @@ RUNNERS = {"softmax": run_softmax, "log_softmax": run_softmax, "rms_norm": run_r
 
 
 def check_mirrored_widths(kernels):
-    """The widths that pick a row variant and a cluster's size in C++ (kernels/triton_rows.h,
-    lib/src/dsls/triton_kernels.h) are those the kernels were compiled for: no key names
-    the slice of the cluster kernels, so the build's check of the keys cannot catch it."""
+    """The widths that pick a row variant and a cluster's size in C++ (kernels/triton_rows.h)
+    are those the kernels were compiled for: no key names the slice or the cluster sizes of
+    the cluster kernels, so the build's check of the keys cannot catch it."""
     import triton_common
-    headers = {"kernels/triton_rows.h": os.path.join(kernels, "triton_rows.h"),
-               "lib/src/dsls/triton_kernels.h": os.path.join(kernels, "..", "lib", "src", "dsls", "triton_kernels.h")}
-    mirrored = {"kInTurnWidth": ("kernels/triton_rows.h", "IN_TURN_WIDTH"),
-                "kClusterSlice": ("kernels/triton_rows.h", "CLUSTER_SLICE"),
-                "kMaxCluster": ("lib/src/dsls/triton_kernels.h", "MAX_CLUSTER")}
-    for name, (header, python_name) in mirrored.items():
-        found = re.search(rf"\b{name} = (\d+);", open(headers[header]).read())
+    header = "kernels/triton_rows.h"
+    text = open(os.path.join(kernels, "triton_rows.h")).read()
+    mirrored = {"kInTurnWidth": "IN_TURN_WIDTH", "kClusterSlice": "CLUSTER_SLICE",
+                "kPortableCluster": "PORTABLE_CLUSTER", "kWideCluster": "WIDE_CLUSTER"}
+    for name, python_name in mirrored.items():
+        found = re.search(rf"\b{name} = (\d+);", text)
         if not found:
             raise SystemExit(f"triton_interpret: {header} no longer defines {name} as a number: update this check")
         if int(found.group(1)) != getattr(triton_common, python_name):

@@ -68,14 +68,14 @@ TEST(TritonKernels, RowsTakeTheNarrowestVariantThatHoldsThem) {
   const std::vector<std::pair<int64_t, std::string>> expected = {
       {16, "1024"},     {1024, "1024"},   {1040, "2048"},   {4096, "4096"},       {16384, "16384"},
       {16400, "32768"}, {32000, "32768"}, {32768, "32768"}, {32784, "cluster"}, {65536, "cluster"},
-      {65552, "chunked"}, {1 << 20, "chunked"}};
+      {65552, "wide_cluster"}, {131072, "wide_cluster"}, {131088, "chunked"}, {1 << 20, "chunked"}};
   for (const auto& [width, suffix] : expected) {
     ASSERT_LT(variant(width), suffixes.size()) << width;
     EXPECT_EQ(suffixes[variant(width)], suffix) << "rows of " << width << " elements";
     // The variants that take rows in turn get the row count and a grid of a few programs
-    // an SM instead of one program a row; the cluster variant a cluster a row.
+    // an SM instead of one program a row; the cluster variants a cluster a row.
     EXPECT_EQ(kernels::triton_rows::rows_in_turn(width), suffix == "32768" || suffix == "chunked") << width;
-    EXPECT_EQ(kernels::triton_rows::clustered(width), suffix == "cluster") << width;
+    EXPECT_EQ(kernels::triton_rows::clustered(width), suffix == "cluster" || suffix == "wide_cluster") << width;
   }
 }
 
@@ -83,12 +83,17 @@ TEST(TritonKernels, ARowOverAClusterTakesAProgramPerSliceOfItsColumns) {
   const triton::ArtifactTable table = triton::artifacts();
   if (table.size == 0) GTEST_SKIP() << "this build has no Triton kernels: " << find_dsl("triton")->unavailable_reason();
   const triton::Artifact& kernel = triton::find("softmax_rows:bf16:cluster");
-  EXPECT_TRUE(kernel.clustered);
-  EXPECT_FALSE(triton::find("softmax_rows:bf16:32768").clustered);
+  const triton::Artifact& wide = triton::find("softmax_rows:bf16:wide_cluster");
+  EXPECT_EQ(kernel.max_cluster, 8u);
+  EXPECT_EQ(wide.max_cluster, 16u);
+  EXPECT_EQ(triton::find("softmax_rows:bf16:32768").max_cluster, 1u);
+  EXPECT_EQ(triton::find("rms_norm_rows:f32:weight:wide_cluster").max_cluster, 16u);
   const at::Tensor cpu = at::empty({1});
-  // 32784 columns: four full slices of 8192 and one of 16; 65536: eight full ones.
-  for (const auto& [width, cluster] : {std::pair<int64_t, unsigned>{32784, 5}, {40000, 5}, {57344, 7}, {65536, 8}}) {
-    const triton::Grid grid = kernels::triton_rows::rows_grid(kernel, 3, width, cpu);
+  // 32784 columns: four full slices of 8192 and one of 16; 65536: eight full ones; 73744:
+  // nine and one of 16; 131072: sixteen full ones.
+  for (const auto& [width, cluster] : {std::pair<int64_t, unsigned>{32784, 5}, {40000, 5}, {57344, 7}, {65536, 8},
+                                       {65552, 9}, {73744, 10}, {100352, 13}, {131072, 16}}) {
+    const triton::Grid grid = kernels::triton_rows::rows_grid(cluster > 8 ? wide : kernel, 3, width, cpu);
     EXPECT_EQ(grid.cluster, cluster) << width;
     EXPECT_EQ(grid.x, 3 * cluster) << width;
   }
@@ -111,8 +116,9 @@ TEST(TritonKernels, AGridWhoseClustersTheKernelCannotTakeIsRefusedBeforeAnyLaunc
   };
   const triton::Artifact& clustered = triton::find("softmax_rows:bf16:cluster");
   refused(clustered, {20, 1, 1, 8}, "that divide the grid");  // 20 programs are not clusters of 8
-  refused(clustered, {32, 1, 1, 16}, "that divide the grid");  // beyond the portable 8
+  refused(clustered, {32, 1, 1, 16}, "clusters of 1 to 8 that");  // beyond the portable 8
   refused(clustered, {32, 1, 1, 0}, "that divide the grid");
+  refused(triton::find("softmax_rows:bf16:wide_cluster"), {34, 1, 1, 17}, "clusters of 1 to 16 that");
   refused(triton::find("softmax_rows:bf16:16384"), {16, 1, 1, 8}, "does not exchange through a cluster");
 }
 
@@ -188,16 +194,18 @@ TEST(TritonKernels, RunOnTheCurrentStream) {
 // Rows wider than 16384 elements, at row counts far beyond the sweep's samples. Up to 32768
 // they are taken in turn by a few programs per SM, each taking several (2048 rows: 15 or 16
 // each) and holding them whole (16-bit: the persistent kernel, which loads the next row
-// while it writes the current; float32: two chunks); up to 65536 each is split over a
+// while it writes the current; float32: two chunks); up to 131072 each is split over a
 // cluster (40976: a cluster of 6, the last slice 16 columns; 65536: of 8, every slice
-// full), thousands of clusters in turn; wider ones are read in chunks (73744: the last chunk
-// of 16 columns; 600 rows: 2 or 3 a program at two programs an SM, 4 or 5 at one).
+// full; 73744: of 10, the last slice 16 columns; 131072: of 16, full), hundreds to
+// thousands of clusters in turn; wider ones are read in chunks (139280: the last softmax
+// chunk of 16 columns; 300 rows: 1 or 2 a program at two programs an SM, 2 or 3 at one).
 TEST(TritonKernels, RowKernelsGetEveryRowRightOverManyRows) {
   if (!triton_dsl_available()) GTEST_SKIP() << find_dsl("triton")->unavailable_reason();
   init();
   prefer_triton();
   for (const auto& [rows, width] :
-       {std::pair<int64_t, int64_t>{2048, 32000}, {1500, 40976}, {1024, 65536}, {600, 73744}}) {
+       {std::pair<int64_t, int64_t>{2048, 32000}, {1500, 40976}, {1024, 65536}, {600, 73744}, {512, 131072},
+        {300, 139280}}) {
     for (const at::ScalarType dtype : {at::kBFloat16, at::kFloat}) {
       const at::Tensor x = at::randn({rows, width}, at::TensorOptions().device(at::kCUDA).dtype(dtype));
       const std::string shape = "[" + std::to_string(rows) + "," + std::to_string(width) + "] " + c10::toString(dtype);

@@ -115,7 +115,8 @@ std::vector<Sample> norm_samples(c10::Device device, c10::ScalarType dtype, cons
   add(SampleClass::large, {{2, 65536}});     // cuda: rows filling a cluster's slices in registers
   add(SampleClass::large, {{3, 65536}});     // cuda: rms_norm's odd rows, one a block (even: two)
   add(SampleClass::large, {{3, 49168}});     // triton: a cluster of 7, the last slice 16 columns
-  add(SampleClass::large, {{2, 131072}});    // cuda: 16-bit slices partly in shared memory
+  add(SampleClass::large, {{3, 73744}});     // triton: a wide cluster of 10, the last slice 16 columns
+  add(SampleClass::large, {{2, 131072}});    // cuda: 16-bit slices partly in shared memory; triton: 16 full
   add(SampleClass::large, {{2, 1 << 19}});  // wider than shared memory: read twice
   add(SampleClass::transposed, {{256, 512}, 1, true, true, 1e-5, laid_out(Layout::transposed)});
   add(SampleClass::step_sliced, {{128, 1024}, 1, true, true, 1e-5, laid_out(Layout::step_sliced)});

@@ -1,7 +1,7 @@
 // _fused_rms_norm at CUDA over the trailing dimensions in Triton
 // (kernels/norm/triton.py, compiled ahead of time): one row per program, held in
 // registers up to 16384 elements; a few programs per SM taking rows in turn and holding
-// them up to 32768; a cluster of programs per row up to 65536; a few programs per SM
+// them up to 32768; a cluster of programs per row up to 131072; a few programs per SM
 // reading rows in chunks wider. Returns float32 rstd
 // shaped like the input with the normalised dimensions kept as 1, as aten's CUDA kernel
 // does.

@@ -2,9 +2,10 @@
 + eps), out = x * rstd * weight, in float32. Rows of up to 16384 elements are held in the
 registers of one program per row and read once; rows of up to 32768 are taken in turn by
 one program per SM, which holds a 16-bit row and loads the next while it reduces and
-writes the current one, or holds a float32 row as two chunks; rows of up to 65536 are
-split over a cluster of programs, each holding its slice in registers and exchanging its
-sum of squares with the others through shared memory; wider rows are read in chunks,
+writes the current one, or holds a float32 row as two chunks; rows of up to 131072 are
+split over a cluster of programs (of up to 8 programs up to 65536, of up to 16 beyond),
+each holding its slice in registers and exchanging its sum of squares with the others
+through shared memory; wider rows are read in chunks,
 twice (the second time from L2, where the first read asked them to stay), but for the
 last chunk or two. The widths are kernels/triton_common.py's. Compiled ahead of time by
 cmake/triton_aot.py; launched by kernels/norm/triton.cpp."""
@@ -150,14 +151,15 @@ def pack(even, odd, DTYPE: tl.constexpr):
 
 
 @triton.jit
-def rms_norm_rows_cluster(x_ptr, w_ptr, y_ptr, rstd_ptr, width, eps, HAS_WEIGHT: tl.constexpr, BLOCK: tl.constexpr):
+def rms_norm_rows_cluster(x_ptr, w_ptr, y_ptr, rstd_ptr, width, eps, HAS_WEIGHT: tl.constexpr, BLOCK: tl.constexpr,
+                          WIDE: tl.constexpr):
     """A row split over a cluster of programs, BLOCK columns each (the last slice may be
     partial): each sums its slice's squares, adds the others' and writes its slice. The slice
     and its weight are held as words of two elements, unpacked at each use: 16-bit ones
     took a register each as float32 or unpacked (119 registers a thread, 88% of the floor at
     bf16 [1024,65536] on the H200, JIT), and take half one as words (96, 91-93%)."""
     row, rank = cluster_position()
-    cluster_open()
+    cluster_open(WIDE)
     DTYPE: tl.constexpr = x_ptr.dtype.element_ty
     half = width // 2  # the impl takes rows of a multiple of 16 elements only
     words = rank * (BLOCK // 2) + tl.arange(0, BLOCK // 2)
@@ -166,7 +168,7 @@ def rms_norm_rows_cluster(x_ptr, w_ptr, y_ptr, rstd_ptr, width, eps, HAS_WEIGHT:
     if HAS_WEIGHT:
         w = tl.load(as_pairs(w_ptr) + words, mask=mask, other=0)
     even, odd = unpack(x, 0.0, DTYPE)
-    rstd = 1.0 / tl.sqrt(exchange_sum(tl.sum(even * even, axis=0) + tl.sum(odd * odd, axis=0)) / width + eps)
+    rstd = 1.0 / tl.sqrt(exchange_sum(tl.sum(even * even, axis=0) + tl.sum(odd * odd, axis=0), WIDE) / width + eps)
     even, odd = unpack(x, rstd, DTYPE)
     even *= rstd
     odd *= rstd
@@ -187,9 +189,10 @@ WARPS = {1024: 4, 2048: 8, 4096: 8, 8192: 16, 16384: 16}
 # the H200 (docs/BENCHMARKS.md, "Wide rows in Triton"): a 16-bit row of up to 32768 and the
 # next fill the persistent kernel's registers (94% of the floor at [4096,32000]); a float32
 # one spills there (65%), so it is held as two chunks (97%); rows wider than
-# triton_common.CLUSTER_WIDTH are chunked, in chunks of 16384 on 32 warps, one program an
-# SM, two chunks loading ahead (bf16 [1024,65536] 79%, float32 79%, holding the chunk before
-# the last, when they took those rows).
+# triton_common.WIDE_CLUSTER_WIDTH are chunked, in chunks of 16384 on 32 warps, one program
+# an SM, two chunks loading ahead (bf16 [1024,65536] 79%, float32 79%, holding the chunk
+# before the last, when they took those rows; [512,131072] 71%, before clusters of 16 took
+# them).
 IN_TURN = {
     False: {"32768": (rms_norm_rows_persistent, {"BLOCK": 32768}, 32),
             "chunked": (rms_norm_rows_chunked, {"BLOCK": 16384, "HOLD": False}, 32)},

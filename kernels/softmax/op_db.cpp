@@ -95,7 +95,8 @@ std::vector<Sample> softmax_samples(c10::Device device, c10::ScalarType dtype, c
   add(SampleClass::large, {4, 40000}, -1, {});    // cuda: rows over a cluster, slices not full
   add(SampleClass::large, {2, 65536}, -1, {});    // cuda: rows filling a cluster's slices in registers
   add(SampleClass::large, {3, 49168}, -1, {});    // triton: a cluster of 7, the last slice 16 columns
-  add(SampleClass::large, {2, 131072}, -1, {});   // cuda: 16-bit slices partly in shared memory
+  add(SampleClass::large, {3, 73744}, -1, {});    // triton: a wide cluster of 10, the last slice 16 columns
+  add(SampleClass::large, {2, 131072}, -1, {});   // cuda: 16-bit slices partly in shared memory; triton: 16 full
   add(SampleClass::large, {2, 1 << 19}, -1, {});
   add(SampleClass::transposed, {256, 512}, -1, laid_out(Layout::transposed));
   add(SampleClass::step_sliced, {128, 1024}, -1, laid_out(Layout::step_sliced));
@@ -105,7 +106,8 @@ std::vector<Sample> softmax_samples(c10::Device device, c10::ScalarType dtype, c
   add(SampleClass::extreme_values, {40, 20000}, -1, far);  // triton: persistent rows
   add_masked({64, 1024});
   add_masked({8, 40000});
-  add_masked({4, 65536});  // triton: the last two slices of a cluster all -inf
+  add_masked({4, 65536});   // triton: the last two slices of a cluster all -inf
+  add_masked({2, 131072});  // triton: the last four slices of a wide cluster all -inf
   return all;
 }
 
@@ -187,8 +189,10 @@ void register_softmax_op_entry() {
     entry.samples = [softmax](c10::Device device, c10::ScalarType dtype) {
       return softmax_samples(device, dtype, softmax);
     };
+    // [1024,128256]: logits over Llama 3's vocabulary (rows over a wide cluster in triton)
     entry.bench_cases = [](c10::Device device) {
-      return rows_cuda_bench_cases(device, {{64, 1024}, {32768, 4096}, {4096, 32000}, {65536, 1024}, {1024, 65536}});
+      return rows_cuda_bench_cases(device, {{64, 1024}, {32768, 4096}, {4096, 32000}, {65536, 1024}, {1024, 65536},
+                                            {1024, 128256}});
     };
     register_op_entry(entry);
 
@@ -197,7 +201,7 @@ void register_softmax_op_entry() {
       return softmax_samples(device, dtype, log_softmax);
     };
     entry.bench_cases = [](c10::Device device) {
-      return rows_cuda_bench_cases(device, {{64, 1024}, {32768, 4096}, {4096, 32000}});
+      return rows_cuda_bench_cases(device, {{64, 1024}, {32768, 4096}, {4096, 32000}, {1024, 128256}});
     };
     register_op_entry(entry);
   }

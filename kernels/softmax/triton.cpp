@@ -1,7 +1,7 @@
 // _softmax and _log_softmax at CUDA over the last dimension in Triton
 // (kernels/softmax/triton.py, compiled ahead of time): one row per program, held in
 // registers up to 16384 elements; a few programs per SM taking rows in turn and holding
-// them up to 32768; a cluster of programs per row up to 65536; a few programs per SM
+// them up to 32768; a cluster of programs per row up to 131072; a few programs per SM
 // reading rows in chunks wider.
 #include <string>
 

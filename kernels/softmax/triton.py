@@ -2,9 +2,9 @@
 are held in the registers of one program per row and read once; rows of up to 32768 are
 taken in turn by one program per SM, which holds a 16-bit row and loads the next while it
 reduces and writes the current one, or by two that hold a float32 row as two chunks; rows
-of up to 65536 are split over a cluster of programs, each holding its slice in registers
-and exchanging its (max, sum) with the others through shared memory; wider rows are taken
-in turn by two programs an SM, which keep a running (max, sum) over chunks, then read the
+of up to 131072 are split over a cluster of programs (of up to 8 programs up to 65536, of
+up to 16 beyond), each holding its slice in registers and exchanging its (max, sum) with
+the others through shared memory; wider rows are taken in turn by two programs an SM, which keep a running (max, sum) over chunks, then read the
 row again (from L2, where the first read asked it to stay), but for the last chunk or two,
 to write it. The widths are kernels/triton_common.py's. Compiled ahead of time by
 cmake/triton_aot.py; launched by kernels/softmax/triton.cpp."""
@@ -143,14 +143,14 @@ def softmax_rows_chunked(x_ptr, y_ptr, rows, width, LOG: tl.constexpr, BLOCK: tl
 
 
 @triton.jit
-def softmax_rows_cluster(x_ptr, y_ptr, width, LOG: tl.constexpr, BLOCK: tl.constexpr):
+def softmax_rows_cluster(x_ptr, y_ptr, width, LOG: tl.constexpr, BLOCK: tl.constexpr, WIDE: tl.constexpr):
     """A row split over a cluster of programs, BLOCK columns each (the last slice may be
     partial): each reduces its slice to (max, sum of exps), merges them with the others' and
     writes its slice. Softmax keeps the slice's exps, not the slice, and scales them: one
     exp an element instead of two (bf16 [1024,65536] 89.0-89.3% -> 89.9-90.3% of the floor
     on the H200, JIT)."""
     row, rank = cluster_position()
-    cluster_open()
+    cluster_open(WIDE)
     columns = rank * BLOCK + tl.arange(0, BLOCK)
     mask = columns < width
     x_row = x_ptr + row.to(tl.int64) * width
@@ -163,7 +163,7 @@ def softmax_rows_cluster(x_ptr, y_ptr, width, LOG: tl.constexpr, BLOCK: tl.const
     else:
         x = tl.exp2((x - shift) * LOG2_E)
         slice_sum = tl.sum(x, axis=0)
-    row_max, total = exchange_max_sum(slice_max, slice_sum)
+    row_max, total = exchange_max_sum(slice_max, slice_sum, WIDE)
     log2_total = tl.log2(total)
     if LOG:
         y = x - (row_max + log2_total * LN_2)
@@ -181,9 +181,9 @@ WARPS = {1024: 2, 2048: 8, 4096: 8, 8192: 16, 16384: 16}
 # the H200 (docs/BENCHMARKS.md, "Wide rows in Triton"): a 16-bit row of up to 32768 and the
 # next fill the persistent kernel's registers (90-91% of the floor at [4096,32000]); a
 # float32 one spills there (66%), so it is held as two chunks (96%); rows wider than
-# triton_common.CLUSTER_WIDTH are chunked, in chunks of 8192 on 16 warps, two programs an
-# SM (bf16 [1024,65536] 78%, float32 77%, holding the chunk before the last, when they took
-# those rows).
+# triton_common.WIDE_CLUSTER_WIDTH are chunked, in chunks of 8192 on 16 warps, two programs
+# an SM (bf16 [1024,65536] 78%, float32 77%, holding the chunk before the last, when they
+# took those rows; [512,131072] 65%, before clusters of 16 took them).
 IN_TURN = {
     False: {"32768": (softmax_rows_persistent, {"BLOCK": 32768}, 32),
             "chunked": (softmax_rows_chunked, {"BLOCK": 8192, "DEPTH": 1, "HOLD": False}, 16)},

@@ -20,9 +20,9 @@ struct Artifact {
   int global_scratch_align;
   int64_t profile_scratch_size;  // Triton appends a pointer to it too (null when 0)
   int arguments;  // the kernel's own runtime arguments, before the two appended ones
-  // Its programs exchange through their cluster's shared memory (kernels/triton_common.py):
-  // launched in clusters (Grid::cluster), the exchange's bytes counted in `shared`.
-  bool clustered;
+  // The largest cluster it runs in (Grid::cluster). Above 1, its programs exchange through
+  // their cluster's shared memory (kernels/triton_common.py), whose bytes `shared` counts.
+  unsigned max_cluster;
 };
 
 struct ArtifactTable {

@@ -46,6 +46,8 @@ struct CUlaunchConfig {
 };
 constexpr int kLaunchAttributeClusterDimension = 4;  // CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION
 constexpr int kMaxDynamicSharedSizeBytes = 8;  // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+constexpr int kNonPortableClusterSizeAllowed = 14;  // CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED
+constexpr unsigned kPortableClusterSize = 8;
 constexpr int kDefaultSharedLimit = 48 * 1024;
 constexpr int kMultiprocessorCount = 16;  // CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT
 
@@ -170,6 +172,9 @@ Loaded load(const Artifact& artifact, int device_index) {
   if (result == 0 && artifact.shared > kDefaultSharedLimit) {
     result = d.function_set_attribute(function, kMaxDynamicSharedSizeBytes, artifact.shared);
   }
+  if (result == 0 && artifact.max_cluster > kPortableClusterSize) {
+    result = d.function_set_attribute(function, kNonPortableClusterSizeAllowed, 1);
+  }
   d.context_set_current(previous);
   check(result, "loading its module", artifact);
   device.functions[index].store(function, std::memory_order_release);
@@ -214,12 +219,12 @@ void launch(const Artifact& artifact, Grid grid, std::initializer_list<const voi
     throw Error(std::string("triton kernel ") + artifact.key + " takes " + std::to_string(artifact.arguments) +
                 " arguments, not " + std::to_string(arguments.size()));
   }
-  if (grid.cluster == 0 || grid.cluster > kMaxCluster || grid.x % grid.cluster != 0 ||
-      (grid.cluster > 1 && !artifact.clustered)) {
+  if (grid.cluster == 0 || grid.cluster > artifact.max_cluster || grid.x % grid.cluster != 0) {
     throw Error(std::string("triton kernel ") + artifact.key + " cannot run in clusters of " +
                 std::to_string(grid.cluster) + " over " + std::to_string(grid.x) + " programs: " +
-                (artifact.clustered ? "clusters of 1 to " + std::to_string(kMaxCluster) + " that divide the grid"
-                                    : std::string("it does not exchange through a cluster")));
+                (artifact.max_cluster > 1
+                     ? "clusters of 1 to " + std::to_string(artifact.max_cluster) + " that divide the grid"
+                     : std::string("it does not exchange through a cluster")));
   }
   const c10::DeviceGuard guard(on.device());
   const Loaded loaded = load(artifact, on.device().index());

@@ -14,15 +14,13 @@
 namespace native_ops::triton {
 
 /// A grid of programs. `cluster` > 1 launches them in clusters of that many consecutive
-/// programs along x (which it must divide), as a clustered artifact needs: up to 8, the
-/// portable cluster size.
+/// programs along x (which it must divide), as an artifact whose programs exchange through
+/// their cluster needs: up to its max_cluster. Clusters of more than 8 (the portable size)
+/// are allowed for such an artifact when its module is loaded; Hopper takes up to 16.
 struct Grid {
   unsigned x = 1, y = 1, z = 1;
   unsigned cluster = 1;
 };
-
-/// The largest cluster launch() takes.
-inline constexpr unsigned kMaxCluster = 8;
 
 /// The compiled kernel named `key`. Throws native_ops::KernelUnavailable when this build
 /// lacks it.
