@@ -121,8 +121,9 @@ def _open_asm(slots):
         mov.u32 $0, 0;
 }"""
 
-# Once every CTA is ready, thread t writes this CTA's pair ($A, $B) into CTA t's slot
-# [rank]; then every thread waits until its own CTA's slots are all written. One exchange
+# Once every CTA is ready, thread t writes this CTA's pair (the operands `first`, `second`)
+# into CTA t's slot [rank]; then every thread waits until its own CTA's slots are all
+# written. One exchange
 # a kernel: it waits for the mbarrier's first phase, and its label is the function's.
 def _send_and_wait(slots, first, second):
     return _exchange_at(slots) + f"""

@@ -4,8 +4,8 @@
 // elements; then a few programs per SM taking rows in turn and holding them, up to 32768;
 // then a cluster of programs per row, each holding a slice, up to 65536 (clusters of up to
 // 8) and 131072 (up to 16); wider, a few programs per SM taking rows in turn and reading
-// them in chunks. Each op builds these
-// variants per dtype and flavour, keyed "<prefix>:<suffix>".
+// them in chunks. Each op builds these variants per dtype and flavour, keyed
+// "<prefix>:<suffix>".
 #include <array>
 #include <cstddef>
 #include <cstdint>
