@@ -6,9 +6,9 @@ Each kernel file defines Triton kernels and a list AOT_VARIANTS of dicts with th
 of Variant (below): one compiled kernel each, named by its key. Every variant is compiled with
 triton.compile for the given SM architecture (no GPU or driver needed) to a cubin, and
 written with its launch metadata (kernel name, warps, shared memory, the scratch
-buffers Triton appends as extra parameters, whether it is launched in clusters) into the
-generated source, which
-lib/src/dsls/triton_kernels.cpp reads. Any compile error fails the build.
+buffers Triton appends as extra parameters, the largest cluster it is launched in) into
+the generated source, which lib/src/dsls/triton_kernels.cpp reads. Any compile error
+fails the build.
 """
 
 import argparse
