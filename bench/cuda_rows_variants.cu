@@ -1,4 +1,4 @@
-// How the row kernels (kernels/cuda_rows.cuh) should hold a row, measured: for softmax,
+// How the row kernels (lib/src/dsls/cuda/rows.cuh) should hold a row, measured: for softmax,
 // layer norm and RMS norm at the baseline shapes, the holder launch_rows() picks against
 // a row in one 1024-thread block's registers and a row re-read from memory, on constant
 // inputs, CUDA events, medians of 40 after 5 warm-ups; plus the copy bandwidth and what
@@ -14,15 +14,34 @@
 #include "softmax/cuda_kernels.cu"
 
 using namespace native_ops::cuda;
-#define CHECK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { printf("ERR %s line %d\n", cudaGetErrorString(e), __LINE__); exit(1);} } while (0)
+#define CHECK(x)                                                   \
+  do {                                                             \
+    cudaError_t e = (x);                                           \
+    if (e != cudaSuccess) {                                        \
+      printf("ERR %s line %d\n", cudaGetErrorString(e), __LINE__); \
+      exit(1);                                                     \
+    }                                                              \
+  } while (0)
 
-template <class F> float median_us(F f) {
-  cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
+template <class F>
+float median_us(F f) {
+  cudaEvent_t a, b;
+  cudaEventCreate(&a);
+  cudaEventCreate(&b);
   for (int i = 0; i < 5; ++i) f();
   std::vector<float> t;
-  for (int i = 0; i < 40; ++i) { cudaEventRecord(a); f(); cudaEventRecord(b); cudaEventSynchronize(b); float ms; cudaEventElapsedTime(&ms, a, b); t.push_back(ms * 1000); }
+  for (int i = 0; i < 40; ++i) {
+    cudaEventRecord(a);
+    f();
+    cudaEventRecord(b);
+    cudaEventSynchronize(b);
+    float ms;
+    cudaEventElapsedTime(&ms, a, b);
+    t.push_back(ms * 1000);
+  }
   CHECK(cudaGetLastError());
-  std::sort(t.begin(), t.end()); return t[t.size() / 2];
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
 }
 
 double copy_gbps;
@@ -32,7 +51,8 @@ __global__ void fill(uint16_t* p, size_t n) {
   for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n; i += size_t{gridDim.x} * blockDim.x)
     p[i] = 0x3c00 | ((i * 2654435761u) >> 22 & 0x7f);
 }
-template <class T> void shape(const char* name, int64_t rows, int64_t width, void* in, void* out, void* w, void* b, float* m, float* r) {
+template <class T>
+void shape(const char* name, int64_t rows, int64_t width, void* in, void* out, void* w, void* b, float* m, float* r) {
   constexpr int V = 16 / sizeof(T);
   double bytes = 2.0 * rows * width * sizeof(T);
   double floor_us = bytes / copy_gbps / 1e3;
@@ -42,10 +62,18 @@ template <class T> void shape(const char* name, int64_t rows, int64_t width, voi
   auto row = [&](const char* op, auto& o, ColumnReuse reuse) {
     using Op = std::decay_t<decltype(o)>;
     float chosen = median_us([&] { CHECK((cudaError_t)launch_rows<V>(o, rows, width, 0, reuse, claims)); });
-    float block1024 = width / V <= 8192 ? median_us([&] { rows_kernel<Op, V, Holder::block_registers, RowGeometry<1024, 8>><<<rows, 1024>>>(o, rows, width, RowSchedule{}); }) : -1;
-    float mem = median_us([&] { rows_kernel<Op, V, Holder::memory, RowGeometry<1024, 1>><<<rows, 1024>>>(o, rows, width, RowSchedule{}); });
-    printf("%-8s %-5s [%6ld,%6ld] floor %6.1f | chosen %6.1f (%3.0f%%) | block1024 %6.1f (%3.0f%%) | memory %6.1f (%3.0f%%)\n", op, name, rows, width, floor_us,
-           chosen, 100 * floor_us / chosen, block1024, block1024 > 0 ? 100 * floor_us / block1024 : 0, mem, 100 * floor_us / mem);
+    float block1024 = width / V <= 8192 ? median_us([&] {
+      rows_kernel<Op, V, Holder::block_registers, RowGeometry<1024, 8>><<<rows, 1024>>>(o, rows, width, RowSchedule{});
+    })
+                                        : -1;
+    float mem = median_us([&] {
+      rows_kernel<Op, V, Holder::memory, RowGeometry<1024, 1>><<<rows, 1024>>>(o, rows, width, RowSchedule{});
+    });
+    printf(
+        "%-8s %-5s [%6ld,%6ld] floor %6.1f | chosen %6.1f (%3.0f%%) | block1024 %6.1f (%3.0f%%) | memory %6.1f "
+        "(%3.0f%%)\n",
+        op, name, rows, width, floor_us, chosen, 100 * floor_us / chosen, block1024,
+        block1024 > 0 ? 100 * floor_us / block1024 : 0, mem, 100 * floor_us / mem);
   };
   row("softmax", sm, ColumnReuse::per_row);
   row("layer", ln, column_reuse(true, w, b));  // as native_ops_cuda_norm_rows() chooses
@@ -54,10 +82,18 @@ template <class T> void shape(const char* name, int64_t rows, int64_t width, voi
 
 int main() {
   size_t big = size_t(1) << 30;
-  void *in, *out, *w, *b; float *m, *r;
-  CHECK(cudaMalloc(&in, big)); CHECK(cudaMalloc(&out, big)); CHECK(cudaMalloc(&w, 1 << 20)); CHECK(cudaMalloc(&b, 1 << 20));
-  CHECK(cudaMalloc(&m, 1 << 20)); CHECK(cudaMalloc(&r, 1 << 20)); CHECK(cudaMalloc(&claims, sizeof(RowClaims)));
-  fill<<<4096, 256>>>(static_cast<uint16_t*>(in), big / 2); CHECK(cudaMemset(w, 0x3c, 1 << 20)); CHECK(cudaMemset(b, 0, 1 << 20));
+  void *in, *out, *w, *b;
+  float *m, *r;
+  CHECK(cudaMalloc(&in, big));
+  CHECK(cudaMalloc(&out, big));
+  CHECK(cudaMalloc(&w, 1 << 20));
+  CHECK(cudaMalloc(&b, 1 << 20));
+  CHECK(cudaMalloc(&m, 1 << 20));
+  CHECK(cudaMalloc(&r, 1 << 20));
+  CHECK(cudaMalloc(&claims, sizeof(RowClaims)));
+  fill<<<4096, 256>>>(static_cast<uint16_t*>(in), big / 2);
+  CHECK(cudaMemset(w, 0x3c, 1 << 20));
+  CHECK(cudaMemset(b, 0, 1 << 20));
   float cu = median_us([&] { cudaMemcpyAsync(out, in, big, cudaMemcpyDeviceToDevice); });
   copy_gbps = 2.0 * big / cu / 1e3;
   printf("copy %.0f GB/s\n", copy_gbps);
@@ -65,7 +101,8 @@ int main() {
     float t = median_us([&] { cudaMemsetAsync(out, 1, mb << 20); });
     printf("memset %zu MB: %.1f us (%.0f%% of copy floor)\n", mb, t, 100 * (double(mb << 20) / copy_gbps / 1e3) / t);
   }
-  for (auto [rows, width] : std::vector<std::pair<int64_t,int64_t>>{{1024, 65536}, {4096, 32000}, {32768, 4096}, {65536, 1024}, {4096, 8192}, {64, 1024}, {256, 262144}}) {
+  for (auto [rows, width] : std::vector<std::pair<int64_t, int64_t>>{
+           {1024, 65536}, {4096, 32000}, {32768, 4096}, {65536, 1024}, {4096, 8192}, {64, 1024}, {256, 262144}}) {
     shape<__nv_bfloat16>("bf16", rows, width, in, out, w, b, m, r);
     shape<__half>("f16", rows, width, in, out, w, b, m, r);
     shape<float>("f32", rows, width, in, out, w, b, m, r);

@@ -43,7 +43,9 @@ void register_overrides() {
   native_ops::register_dsl(native_ops::make_compiled_in_dsl("bench", "1"));
   native_ops::register_op_override<at::_ops::add_Tensor>(
       "bench", c10::DispatchKey::CPU,
-      [](const at::Tensor&, const at::Tensor&, const at::Scalar&) { return accept_calls.load(std::memory_order_relaxed); },
+      [](const at::Tensor&, const at::Tensor&, const at::Scalar&) {
+        return accept_calls.load(std::memory_order_relaxed);
+      },
       [](const at::Tensor& a, const at::Tensor& b, const at::Scalar& alpha) {
         return native_ops::call_original<at::_ops::add_Tensor>(a, b, alpha);
       });
@@ -60,18 +62,17 @@ at::Tensor sub(const at::Tensor& x, const at::Tensor& y) { return at::sub(x, y);
 void register_benchmarks() {
   const std::pair<const char*, Mode> modes[] = {
       {"plain", Mode::plain}, {"fallthrough", Mode::fallthrough}, {"hit", Mode::hit}};
-  const std::tuple<const char*, const char*, BinaryOp> routes[] = {
-      {"typed/add/", "add.Tensor", &add}, {"boxed/sub/", "sub.Tensor", &sub}};
+  const std::tuple<const char*, const char*, BinaryOp> routes[] = {{"typed/add/", "add.Tensor", &add},
+                                                                   {"boxed/sub/", "sub.Tensor", &sub}};
   for (const auto& [mode_name, mode] : modes) {
     for (const auto& [prefix, op_symbol, call] : routes) {
-      benchmark::RegisterBenchmark((prefix + std::string(mode_name)).c_str(),
-                                   [mode = mode, op_symbol = op_symbol, call = call](benchmark::State& state) {
-                                     set_mode(op_symbol, mode);
-                                     const at::Tensor x = at::rand({4});
-                                     const at::Tensor y = at::rand({4});
-                                     for (auto _ : state) benchmark::DoNotOptimize(call(x, y));
-                                   })
-          ->Unit(benchmark::kNanosecond);
+      benchmark::RegisterBenchmark((prefix + std::string(mode_name)).c_str(), [mode = mode, op_symbol = op_symbol,
+                                                                               call = call](benchmark::State& state) {
+        set_mode(op_symbol, mode);
+        const at::Tensor x = at::rand({4});
+        const at::Tensor y = at::rand({4});
+        for (auto _ : state) benchmark::DoNotOptimize(call(x, y));
+      })->Unit(benchmark::kNanosecond);
     }
   }
 }
@@ -117,8 +118,9 @@ Paired paired_rounds(const std::string& op_symbol, Call call) {
 void print_summary(double init_ms) {
   const Paired typed = paired_rounds("add.Tensor", &add);
   const Paired boxed = paired_rounds("sub.Tensor", &sub);
-  std::printf("\n== Routing cost per call, float32[4] on CPU: median over 151 rounds of (mode - plain),\n"
-              "   each round timing 5000 calls per mode back to back, pinned to one CPU\n");
+  std::printf(
+      "\n== Routing cost per call, float32[4] on CPU: median over 151 rounds of (mode - plain),\n"
+      "   each round timing 5000 calls per mode back to back, pinned to one CPU\n");
   std::printf("%-30s %10s %10s %8s\n", "path", "plain ns", "added ns", "target");
   const auto row = [](const char* label, double plain, double added, double target) {
     std::printf("%-30s %10.1f %+10.1f %8.0f  %s\n", label, plain, added, target, added <= target ? "met" : "MISSED");

@@ -1,4 +1,5 @@
-// native-ops bench [--dsl X] [--op Y] [--device cpu|cuda|all] [--json FILE] [--csv FILE] [--svg FILE]
+// native-ops bench [--dsl X] [--op Y] [--device cpu|cuda|all] [--json-file FILE] [--csv FILE] [--svg FILE]
+#include <unistd.h>
 #include <algorithm>
 #include <cctype>
 #include <fstream>
@@ -7,13 +8,12 @@
 #include <map>
 #include <sstream>
 #include <tuple>
-#include <unistd.h>
 
 #include "commands.h"
-#include "native_ops/benchmark.h"
-#include "native_ops/conformance.h"
 #include "native_ops/error.h"
-#include "native_ops/report.h"
+#include "native_ops/testing/benchmark.h"
+#include "native_ops/testing/conformance.h"
+#include "native_ops/testing/report.h"
 
 namespace native_ops::cli {
 
@@ -23,7 +23,7 @@ struct BenchRequest {
   std::string dsl;
   std::string op;
   std::string device = "all";
-  std::string json;
+  std::string json_file;
   std::string csv;
   std::string svg;
   double seconds = 0.4;
@@ -67,9 +67,10 @@ void print_table(const BenchReport& report, bool color) {
     shape_width = std::max(shape_width, r.shape.size() + 2);
   }
   std::cout << "\n"
-            << std::left << std::setw(node_width) << "NODE" << std::setw(shape_width) << "SHAPE" << std::right << std::setw(9) << "ATEN"
-            << std::setw(9) << "IMPL" << std::setw(9) << "ROUTED" << std::setw(22) << "SPEEDUP (95% CI)"
-            << std::setw(8) << "GB/s" << std::setw(7) << "%COPY" << std::setw(9) << "ROUTING" << "  FLAGS\n";
+            << std::left << std::setw(node_width) << "NODE" << std::setw(shape_width) << "SHAPE" << std::right
+            << std::setw(9) << "ATEN" << std::setw(9) << "IMPL" << std::setw(9) << "ROUTED" << std::setw(22)
+            << "SPEEDUP (95% CI)" << std::setw(8) << "GB/s" << std::setw(7) << "%COPY" << std::setw(9) << "ROUTING"
+            << "  FLAGS\n";
   for (const BenchRow& r : report.rows) {
     std::cout << std::left << std::setw(node_width) << r.node_id << std::setw(shape_width) << r.shape << std::right;
     if (!r.timed) {
@@ -77,10 +78,15 @@ void print_table(const BenchReport& report, bool color) {
       std::cout << "  " << (r.decline_reason.rfind("not run", 0) == 0 ? "" : "declined: ") << r.decline_reason << "\n";
       continue;
     }
-    const std::string speedup = fixed(r.speedup, 2) + "x (" + fixed(r.speedup_low, 2) + "-" + fixed(r.speedup_high, 2) + ")";
+    const std::string speedup =
+        fixed(r.speedup, 2) + "x (" + fixed(r.speedup_low, 2) + "-" + fixed(r.speedup_high, 2) + ")";
     std::cout << std::setw(9) << duration(r.original.median_ns) << std::setw(9) << duration(r.impl.median_ns)
               << std::setw(9) << (r.accepted ? duration(r.routed.median_ns) : "-") << std::setw(22)
-              << paint(speedup, r.speedup_low > 1 ? "active" : r.speedup_high < 1 ? "unavailable" : "disabled", color)
+              << paint(speedup,
+                       r.speedup_low > 1    ? "active"
+                       : r.speedup_high < 1 ? "unavailable"
+                                            : "disabled",
+                       color)
               << std::setw(8) << fixed(r.override_gbps, 1) << std::setw(6) << fixed(100 * r.copy_fraction, 0) << "%"
               << std::setw(9) << routing_cost(r) << "  ";
     std::string flags = r.accepted ? "" : "declined (" + r.decline_reason + ")";
@@ -155,7 +161,8 @@ void add_bench_command(CLI::App& app, const GlobalOptions& options) {
   command->add_option("--op", request->op, "Only the overrides of this op: \"bmm\", \"add_.Tensor\"");
   command->add_option("--device", request->device, "cpu, cuda, or all (default: all the machine has)")
       ->check(CLI::IsMember({"cpu", "cuda", "all"}));
-  command->add_option("--json", request->json, "Also write the report as JSON (docs/bench-report.schema.json) to FILE");
+  command->add_option("--json-file", request->json_file,
+                      "Also write the report as JSON (docs/bench-report.schema.json) to FILE");
   command->add_option("--csv", request->csv, "Also write the rows as CSV to FILE");
   command->add_option("--svg", request->svg, "Also write an SVG chart of the speedups to FILE");
   command->add_option("--seconds", request->seconds, "Time budget per (override, shape), default 0.4")
@@ -173,7 +180,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& options) {
       if (tty) std::cerr << "\r[" << done << "/" << total << "] " << std::left << std::setw(60) << what << std::flush;
     });
     if (tty) std::cerr << "\r" << std::string(80, ' ') << "\r" << std::flush;
-    if (!request->json.empty()) write_file(request->json, bench_json(report) + "\n", "--json");
+    if (!request->json_file.empty()) write_file(request->json_file, bench_json(report) + "\n", "--json-file");
     if (!request->csv.empty()) write_file(request->csv, bench_csv(report), "--csv");
     if (!request->svg.empty()) write_file(request->svg, bench_svg(report), "--svg");
     if (options.json) {

@@ -15,12 +15,13 @@ struct GlobalOptions {
   std::string color = "auto";      // --color auto|always|never
   std::vector<std::string> loads;  // --load LIB, repeatable
   std::string log_level;           // --log-level, overrides NATIVE_OPS_LOG
-  std::string policy;              // --policy FILE, applied after init
+  std::string policy;              // --policy FILE: the ordering policy this command runs under
 
   /// Whether to print ANSI colours: --color always, or auto on a terminal without NO_COLOR.
   bool use_color() const;
-  /// Sets the log level, loads plugins, calls native_ops::init() and applies --policy.
-  void start() const;
+  /// Sets the log level, loads plugins, calls native_ops::init() and applies --policy
+  /// (unless told not to: `reorder` applies it itself, to show what it changes).
+  void start(bool apply_policy = true) const;
 };
 
 /// Exit codes, documented in native-ops(1).

@@ -17,8 +17,8 @@ void add_dsls_command(CLI::App& app, const GlobalOptions& options) {
       return;
     }
     const bool color = options.use_color();
-    std::cout << std::left << std::setw(10) << "dsl" << std::setw(14) << "available" << "version" << std::right
-              << "\n";
+    std::cout << std::left << std::setw(10) << "dsl" << std::setw(14) << "available"
+              << "version" << std::right << "\n";
     for (const Dsl* dsl : dsls()) {
       const bool available = dsl->runtime_available();
       std::cout << std::left << std::setw(10) << dsl->name() << std::right

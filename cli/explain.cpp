@@ -2,9 +2,9 @@
 #include <iostream>
 
 #include "commands.h"
-#include "native_ops/arg_spec.h"
 #include "native_ops/registry.h"
 #include "native_ops/report.h"
+#include "native_ops/testing/arg_spec.h"
 
 namespace native_ops::cli {
 
@@ -51,12 +51,13 @@ void print_explanation(const Explanation& e, bool color) {
 
 void add_explain_command(CLI::App& app, const GlobalOptions& options) {
   auto request = std::make_shared<ExplainRequest>();
-  CLI::App* command = app.add_subcommand(
-      "explain", "Say which override fires for given inputs, and why each other one declines");
+  CLI::App* command =
+      app.add_subcommand("explain", "Say which override fires for given inputs, and why each other one declines");
   command->add_option("op", request->op, "The op symbol: \"bmm\", \"add_.Tensor\"")->required();
-  command->add_option("--args", request->args,
-                      "The inputs, e.g. \"bf16[8,128,1], bf16[8,1,256]\"; {strides}, @device, numbers, "
-                      "true/false, none and [int lists] too")
+  command
+      ->add_option("--args", request->args,
+                   "The inputs, e.g. \"bf16[8,128,1], bf16[8,1,256]\"; {strides}, @device, numbers, "
+                   "true/false, none and [int lists] too")
       ->required();
   command->add_option("--key", request->key, "The dispatch key (default: that of the first tensor's device)");
   command->callback([&options, request] {

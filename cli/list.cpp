@@ -1,6 +1,6 @@
 // native-ops list [--op PATTERN] [--dsl NAME] [--key KEY]
-#include <algorithm>
 #include <fnmatch.h>
+#include <algorithm>
 
 #include <iomanip>
 #include <iostream>
@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "native_ops/dsl.h"
 #include "native_ops/error.h"
+#include "native_ops/names.h"
 #include "native_ops/registry.h"
 #include "native_ops/report.h"
 
@@ -22,9 +23,7 @@ struct ListFilter {
 };
 
 std::vector<GraphInfo> selected_graphs(const ListFilter& filter) {
-  if (!filter.dsl.empty() && find_dsl(filter.dsl) == nullptr) {
-    throw Error("--dsl " + filter.dsl + ": no such dsl; `native-ops dsls` lists them");
-  }
+  if (!filter.dsl.empty()) require_dsl(filter.dsl);
   const std::optional<c10::DispatchKey> key =
       filter.key.empty() ? std::nullopt : std::optional<c10::DispatchKey>(parse_dispatch_key(filter.key));
   std::vector<GraphInfo> selected;
@@ -60,7 +59,8 @@ void print_table(const std::vector<GraphInfo>& graphs, bool color) {
                 << overlap << "\n";
     }
     std::cout << "   #  " << std::left << std::setw(id_width) << "node id" << std::setw(8) << "dsl" << std::setw(14)
-              << "applies" << std::setw(10) << "hits" << std::setw(12) << "origin" << "state" << std::right << "\n";
+              << "applies" << std::setw(10) << "hits" << std::setw(12) << "origin"
+              << "state" << std::right << "\n";
     size_t position = 0;
     for (const NodeInfo& node : graph.nodes) {
       const std::string state(to_string(node.state));

@@ -1,8 +1,8 @@
 // native-ops: see and steer the overrides native-ops routes.
 // Exit codes: 0 success, 1 an error (message on stderr), 2 bad command line.
+#include <unistd.h>
 #include <cstdlib>
 #include <iostream>
-#include <unistd.h>
 
 #include "commands.h"
 #include "native_ops/plugin.h"
@@ -18,12 +18,12 @@ bool GlobalOptions::use_color() const {
   return (no_color == nullptr || *no_color == '\0') && isatty(STDOUT_FILENO);
 }
 
-void GlobalOptions::start() const {
+void GlobalOptions::start(bool apply_policy) const {
   // Through the variable, so that init()'s own messages are logged at that level too.
   if (!log_level.empty()) setenv("NATIVE_OPS_LOG", log_level.c_str(), 1);
   for (const std::string& path : loads) load_plugin(path);
   native_ops::init();
-  if (!policy.empty()) apply_policy(load_policy(policy));
+  if (apply_policy && !policy.empty()) native_ops::apply_policy(load_policy(policy));
 }
 
 std::string paint(const std::string& text, const std::string& state, bool color) {
@@ -46,7 +46,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"auto", "always", "never"}));
   app.add_option("--load", options.loads, "Load a plugin library (repeatable); NATIVE_OPS_PLUGINS adds more")
       ->check(CLI::ExistingFile);
-  app.add_option("--policy", options.policy, "Apply this ordering policy (JSON, native-ops-policy(5)) first");
+  app.add_option("--policy", options.policy,
+                 "Run under this ordering policy (JSON, native-ops-policy(5)); `reorder` shows what it changes");
   app.add_option("--log-level", options.log_level, "Log level of native_dsl: trace, debug, info, warn, error, off")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
   add_list_command(app, options);

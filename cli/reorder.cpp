@@ -1,4 +1,5 @@
-// native-ops reorder --policy FILE [--check]
+// native-ops reorder --policy FILE [--check]: --policy is the global option (main.cpp),
+// which every subcommand runs under; reorder shows what it changes.
 #include <iostream>
 
 #include "commands.h"
@@ -10,7 +11,6 @@ namespace native_ops::cli {
 namespace {
 
 struct ReorderRequest {
-  std::string policy;
   bool check_only = false;
 };
 
@@ -27,20 +27,19 @@ void add_reorder_command(CLI::App& app, const GlobalOptions& options) {
   auto request = std::make_shared<ReorderRequest>();
   CLI::App* command = app.add_subcommand(
       "reorder", "Check an ordering policy against the registered graphs and apply it; show before -> after");
-  command->add_option("--policy", request->policy, "The policy file (JSON, native-ops-policy(5))")->required();
   command->add_flag("--check", request->check_only, "Only check the policy; change nothing");
   command->callback([&options, request] {
-    options.start();
-    const Policy policy = load_policy(request->policy);
+    if (options.policy.empty()) throw CLI::RequiredError("--policy");
+    options.start(/*apply_policy=*/false);
+    const Policy policy = load_policy(options.policy);
     const PolicyPlan plan = request->check_only ? plan_policy(policy) : apply_policy(policy);
     if (options.json) {
-      std::cout << policy_plan_json(plan, request->policy, !request->check_only) << "\n";
+      std::cout << policy_plan_json(plan, options.policy, !request->check_only) << "\n";
       return;
     }
     for (const std::string& warning : plan.warnings) std::cout << "warning: " << warning << "\n";
     if (request->check_only) {
-      std::cout << "policy " << request->policy << " is valid; it would change " << plan.changes.size()
-                << " graph(s)\n";
+      std::cout << "policy " << options.policy << " is valid; it would change " << plan.changes.size() << " graph(s)\n";
       return;
     }
     if (plan.changes.empty()) std::cout << "no change\n";

@@ -1,16 +1,16 @@
 // native-ops test [--dsl X] [--op Y] [--device cpu|cuda|all] [--dtype D]... [--junit FILE] [--shard K/N]
+#include <unistd.h>
 #include <algorithm>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
-#include <unistd.h>
 
 #include "commands.h"
-#include "native_ops/conformance.h"
 #include "native_ops/error.h"
-#include "native_ops/report.h"
-#include "native_ops/samples.h"
+#include "native_ops/testing/conformance.h"
+#include "native_ops/testing/report.h"
+#include "native_ops/testing/samples.h"
 
 namespace native_ops::cli {
 
@@ -108,7 +108,8 @@ void print_summary(const std::vector<SampleResult>& results, bool color) {
   for (const SampleResult& r : results) node_width = std::max(node_width, r.node_id.size() + 2);
   std::cout << std::left << std::setw(node_width) << "NODE" << std::setw(8) << "DEVICE" << std::setw(10) << "DTYPE"
             << std::right << std::setw(8) << "SAMPLES" << std::setw(8) << "PASSED" << std::setw(8) << "FAILED"
-            << std::setw(9) << "SKIPPED" << std::setw(9) << "TIME" << "\n";
+            << std::setw(9) << "SKIPPED" << std::setw(9) << "TIME"
+            << "\n";
   for (const std::string& key : order) {
     const Row& row = rows[key];
     const size_t tab1 = key.find('\t');
@@ -117,10 +118,11 @@ void print_summary(const std::vector<SampleResult>& results, bool color) {
     time << std::fixed << std::setprecision(2) << row.seconds << "s";
     std::cout << std::left << std::setw(node_width) << key.substr(0, tab1) << std::setw(8)
               << key.substr(tab1 + 1, tab2 - tab1 - 1) << std::setw(10) << key.substr(tab2 + 1) << std::right
-              << std::setw(8) << row.samples << std::setw(8) << row.passed << std::setw(8) << row.failed
-              << std::setw(9) << row.skipped << std::setw(9) << time.str() << "\n";
+              << std::setw(8) << row.samples << std::setw(8) << row.passed << std::setw(8) << row.failed << std::setw(9)
+              << row.skipped << std::setw(9) << time.str() << "\n";
   }
-  std::cout << "\n" << results.size() << " results: " << results.size() - failed - skipped << " passed, "
+  std::cout << "\n"
+            << results.size() << " results: " << results.size() - failed - skipped << " passed, "
             << paint(std::to_string(failed) + " failed", failed ? "unavailable" : "active", color) << ", " << skipped
             << " skipped\n";
 }
@@ -131,7 +133,8 @@ void print_failures(const std::vector<SampleResult>& results, bool color) {
       std::cout << "\nSKIPPED " << r.node_id << " " << r.device << ": " << r.skip_reason << "\n";
     }
     if (r.outcome != Outcome::failed) continue;
-    std::cout << "\n" << paint("FAILED", "unavailable", color) << " " << r.node_id << " " << r.device << " "
+    std::cout << "\n"
+              << paint("FAILED", "unavailable", color) << " " << r.node_id << " " << r.device << " "
               << (r.dtype.empty() ? "" : r.dtype + " ") << "[" << r.sample_class << "] " << r.sample
               << (r.meant_for ? " (meant for it)" : "") << "\n";
     for (const Mismatch& m : r.mismatches) {
@@ -147,8 +150,8 @@ void print_failures(const std::vector<SampleResult>& results, bool color) {
 
 void add_test_command(CLI::App& app, const GlobalOptions& options) {
   auto request = std::make_shared<TestRequest>();
-  CLI::App* command = app.add_subcommand(
-      "test", "Judge every override against aten on the op database's samples (conformance sweep)");
+  CLI::App* command =
+      app.add_subcommand("test", "Judge every override against aten on the op database's samples (conformance sweep)");
   command->add_option("--dsl", request->dsl, "Only the overrides written in this DSL (NATIVE_OPS_RESTRICT_TO_DSL too)");
   command->add_option("--op", request->op, "Only the overrides of this op: \"bmm\", \"add_.Tensor\"");
   command->add_option("--device", request->device, "cpu, cuda, or all (default: all the machine has)")
@@ -161,8 +164,8 @@ void add_test_command(CLI::App& app, const GlobalOptions& options) {
     options.start();
     const std::vector<SweepUnit> units = shard(plan_sweep(sweep), sweep);
     ProgressBar bar(!options.json && isatty(STDERR_FILENO));
-    const std::vector<SampleResult> results =
-        run_sweep(units, sweep, [&bar](size_t done, size_t total, const std::string& what) { bar.update(done, total, what); });
+    const std::vector<SampleResult> results = run_sweep(
+        units, sweep, [&bar](size_t done, size_t total, const std::string& what) { bar.update(done, total, what); });
     bar.clear();
     if (!request->junit.empty()) {
       std::ofstream junit(request->junit);
@@ -177,7 +180,8 @@ void add_test_command(CLI::App& app, const GlobalOptions& options) {
     }
     size_t failed = 0;
     for (const SampleResult& r : results) failed += r.outcome == Outcome::failed;
-    if (failed > 0) throw CommandFailed(std::to_string(failed) + " of " + std::to_string(results.size()) + " results failed");
+    if (failed > 0)
+      throw CommandFailed(std::to_string(failed) + " of " + std::to_string(results.size()) + " results failed");
     if (units.empty()) std::cerr << "native-ops: no override matches: nothing was tested\n";
   });
 }

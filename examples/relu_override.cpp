@@ -17,9 +17,9 @@ int main() {
       });
   native_ops::init();  // installs every router, the built-ins' too
 
-  at::relu(at::randn({1000}));                 // float32: the override runs
-  at::relu(at::randn({1000}, at::kDouble));    // float64: falls through to aten
+  at::relu(at::randn({1000}));               // float32: the override runs
+  at::relu(at::randn({1000}, at::kDouble));  // float64: falls through to aten
   const auto node = native_ops::find_node("relu_cpp_0");
-  std::cout << node->id << ": " << node->hits << " hit, "
-            << native_ops::graphs().back().fallthroughs << " fall-through\n";
+  std::cout << node->id << ": " << node->hits << " hit, " << native_ops::graphs().back().fallthroughs
+            << " fall-through\n";
 }

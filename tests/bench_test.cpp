@@ -5,9 +5,9 @@
 #include <ATen/ops/mul_ops.h>
 #include <gtest/gtest.h>
 
-#include "native_ops/benchmark.h"
 #include "native_ops/native_ops.h"
-#include "native_ops/op_db.h"
+#include "native_ops/testing/benchmark.h"
+#include "native_ops/testing/op_db.h"
 #include "support.h"
 
 namespace native_ops {

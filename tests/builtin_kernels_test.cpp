@@ -35,7 +35,9 @@ class BuiltinKernels : public ::testing::Test {
 };
 
 TEST_F(BuiltinKernels, BmmOuterProductMatchesAten) {
-  struct Shape { int64_t batches, rows, cols; };
+  struct Shape {
+    int64_t batches, rows, cols;
+  };
   for (const auto dtype : {at::kFloat, at::kDouble}) {
     for (const Shape s : {Shape{1, 1, 1}, Shape{3, 5, 7}, Shape{2, 1, 33}, Shape{64, 1024, 1}, Shape{16, 256, 512},
                           Shape{2, 4096, 2048}}) {  // the last: exactly 2^24 outputs
@@ -56,12 +58,12 @@ TEST_F(BuiltinKernels, BmmOuterProductMatchesAten) {
 
 TEST_F(BuiltinKernels, BmmDeclinesOutsideTheOuterProduct) {
   const std::vector<std::pair<at::Tensor, at::Tensor>> cases = {
-      {at::randn({2, 3, 2}), at::randn({2, 2, 4})},                                  // K == 2
-      {at::randint(0, 9, {2, 3, 1}), at::randint(0, 9, {2, 1, 4})},                  // integers
-      {at::randn({2, 3, 1}, at::kBFloat16), at::randn({2, 1, 4}, at::kBFloat16)},    // bf16
-      {at::randn({2, 3, 1}), at::randn({2, 1, 8}).slice(2, 0, 8, 2)},                // strided rows
-      {at::randn({0, 3, 1}), at::randn({0, 1, 4})},                                  // empty
-      {at::randn({2, 4096, 1}), at::randn({2, 1, 4097})},                            // over 2^24 outputs
+      {at::randn({2, 3, 2}), at::randn({2, 2, 4})},                                // K == 2
+      {at::randint(0, 9, {2, 3, 1}), at::randint(0, 9, {2, 1, 4})},                // integers
+      {at::randn({2, 3, 1}, at::kBFloat16), at::randn({2, 1, 4}, at::kBFloat16)},  // bf16
+      {at::randn({2, 3, 1}), at::randn({2, 1, 8}).slice(2, 0, 8, 2)},              // strided rows
+      {at::randn({0, 3, 1}), at::randn({0, 1, 4})},                                // empty
+      {at::randn({2, 4096, 1}), at::randn({2, 1, 4097})},                          // over 2^24 outputs
   };
   for (const auto& [a, m] : cases) {
     expect_declined("bmm", "bmm_cpp_0", [&] { return at::bmm(a, m); });
@@ -86,13 +88,19 @@ TEST_F(BuiltinKernels, SoftmaxLastDimMatchesAten) {
 TEST_F(BuiltinKernels, SoftmaxHandlesExtremeValuesLikeAten) {
   const float inf = std::numeric_limits<float>::infinity();
   // Five special rows, repeated to reach the cond's minimum size.
-  const at::Tensor x = at::tensor({
-      -inf, 0.0f, 1.0f, -inf, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f, 13.0f, 14.0f,  // masked
-      -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf, -inf,  // all masked
-      1e30f, -1e30f, 88.0f, -88.0f, 0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f,
-      NAN, 0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f,
-      inf, 0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f,
-  }).view({5, 17}).repeat({800, 1});
+  const at::Tensor x =
+      at::tensor({
+                     -inf,  0.0f,   1.0f,  -inf,   2.0f,  3.0f,  4.0f,  5.0f,  6.0f,  7.0f,  8.0f,  9.0f,  10.0f,
+                     11.0f, 12.0f,  13.0f, 14.0f,  // masked
+                     -inf,  -inf,   -inf,  -inf,   -inf,  -inf,  -inf,  -inf,  -inf,  -inf,  -inf,  -inf,  -inf,
+                     -inf,  -inf,   -inf,  -inf,  // all masked
+                     1e30f, -1e30f, 88.0f, -88.0f, 0.0f,  1.0f,  2.0f,  3.0f,  4.0f,  5.0f,  6.0f,  7.0f,  8.0f,
+                     9.0f,  10.0f,  11.0f, 12.0f,  NAN,   0.0f,  1.0f,  2.0f,  3.0f,  4.0f,  5.0f,  6.0f,  7.0f,
+                     8.0f,  9.0f,   10.0f, 11.0f,  12.0f, 13.0f, 14.0f, 15.0f, inf,   0.0f,  1.0f,  2.0f,  3.0f,
+                     4.0f,  5.0f,   6.0f,  7.0f,   8.0f,  9.0f,  10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f,
+                 })
+          .view({5, 17})
+          .repeat({800, 1});
   expect_routed_close("_softmax", "_softmax_cpp_0", [&] { return at::_softmax(x, -1, false); });
 }
 
@@ -129,10 +137,10 @@ TEST_F(BuiltinKernels, AddInPlaceMatchesAten) {
 
 TEST_F(BuiltinKernels, AddInPlaceDeclinesOutsideItsDomain) {
   const std::vector<std::pair<at::Tensor, at::Tensor>> cases = {
-      {at::randn({4, 5}), at::randn({5})},                        // broadcast
-      {at::randn({4}), at::randn({4}, at::kDouble)},              // mixed dtypes
-      {at::randint(0, 9, {4}), at::randint(0, 9, {4})},           // integers
-      {at::randn({5, 4}).t(), at::randn({4, 5})},                 // non-contiguous self
+      {at::randn({4, 5}), at::randn({5})},               // broadcast
+      {at::randn({4}), at::randn({4}, at::kDouble)},     // mixed dtypes
+      {at::randint(0, 9, {4}), at::randint(0, 9, {4})},  // integers
+      {at::randn({5, 4}).t(), at::randn({4, 5})},        // non-contiguous self
   };
   for (const auto& [self, other] : cases) {
     expect_declined("add_.Tensor", "add__Tensor_cpp_0", [&] { return self.clone().add_(other); });

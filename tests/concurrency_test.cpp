@@ -58,9 +58,8 @@ TEST(Concurrency, RoutingStaysCorrectWhileGraphsChange) {
     while (callers_done.load() < kCallers) {
       deregister_overrides(alpha, Apply::nodes_only);
       reenable_overrides(alpha, Apply::nodes_only);
-      set_ordering_function([](const std::string&, DispatchKey, const Graph& graph) {
-        return Graph(graph.rbegin(), graph.rend());
-      });
+      set_ordering_function(
+          [](const std::string&, DispatchKey, const Graph& graph) { return Graph(graph.rbegin(), graph.rend()); });
       reregister_overrides(Apply::nodes_only);
       reset_order(Apply::nodes_only);
       ++changes;

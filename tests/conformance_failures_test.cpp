@@ -8,10 +8,10 @@
 #include <ATen/ops/native_layer_norm_backward_ops.h>
 #include <gtest/gtest.h>
 
-#include "native_ops/conformance.h"
 #include "native_ops/native_ops.h"
-#include "native_ops/op_db.h"
-#include "native_ops/samples.h"
+#include "native_ops/testing/conformance.h"
+#include "native_ops/testing/op_db.h"
+#include "native_ops/testing/samples.h"
 #include "support.h"
 
 namespace native_ops {
@@ -49,8 +49,7 @@ std::vector<Sample> binary_samples(const std::string& node) {
 
 // Registers an op database entry (tagged alpha) and sweeps `node` with it.
 std::vector<SampleResult> sweep(const std::string& op_symbol, const std::string& node,
-                                std::function<std::vector<Sample>()> samples,
-                                std::vector<ErrorSample> errors = {}) {
+                                std::function<std::vector<Sample>()> samples, std::vector<ErrorSample> errors = {}) {
   OpEntry entry;
   entry.op_symbol = op_symbol;
   entry.dsls = {"alpha"};
@@ -75,7 +74,8 @@ std::vector<SampleResult> sweep(const std::string& op_symbol, const std::string&
 std::vector<SampleResult> sweep_mul(MulCond cond, MulImpl impl, std::vector<ErrorSample> errors = {}) {
   testing::register_test_dsls();
   const std::string node = register_op_override<at::_ops::mul_Tensor>("alpha", c10::DispatchKey::CPU, cond, impl);
-  return sweep("mul.Tensor", node, [node] { return binary_samples(node); }, std::move(errors));
+  return sweep(
+      "mul.Tensor", node, [node] { return binary_samples(node); }, std::move(errors));
 }
 
 std::vector<SampleResult> sweep_mul_(MulInPlaceImpl impl) {
@@ -119,9 +119,8 @@ TEST(ConformanceCatches, NothingWhenTheOverrideIsRight) {
 }
 
 TEST(ConformanceCatches, WrongValues) {
-  const auto results = sweep_mul(&same_shape_f32, [](const at::Tensor& a, const at::Tensor& b) {
-    return correct_mul(a, b).add_(1e-3);
-  });
+  const auto results =
+      sweep_mul(&same_shape_f32, [](const at::Tensor& a, const at::Tensor& b) { return correct_mul(a, b).add_(1e-3); });
   const Mismatch* m = find_mismatch(results, "values");
   ASSERT_NE(m, nullptr) << all_messages(results);
   EXPECT_NEAR(m->max_abs_error, 1e-3, 1e-4);
@@ -130,9 +129,8 @@ TEST(ConformanceCatches, WrongValues) {
 }
 
 TEST(ConformanceCatches, NanInTheWrongPlace) {
-  const auto results = sweep_mul(&same_shape_f32, [](const at::Tensor& a, const at::Tensor& b) {
-    return at::nan_to_num(correct_mul(a, b), 0.0);
-  });
+  const auto results = sweep_mul(
+      &same_shape_f32, [](const at::Tensor& a, const at::Tensor& b) { return at::nan_to_num(correct_mul(a, b), 0.0); });
   ASSERT_TRUE(failed_checks(results).count("values")) << all_messages(results);
   for (const SampleResult& r : results) {
     EXPECT_EQ(r.outcome == Outcome::failed, r.sample_class == "extreme-values") << r.sample;
@@ -140,16 +138,14 @@ TEST(ConformanceCatches, NanInTheWrongPlace) {
 }
 
 TEST(ConformanceCatches, WrongDtype) {
-  const auto results = sweep_mul(&same_shape_f32, [](const at::Tensor& a, const at::Tensor& b) {
-    return correct_mul(a, b).to(at::kDouble);
-  });
+  const auto results = sweep_mul(
+      &same_shape_f32, [](const at::Tensor& a, const at::Tensor& b) { return correct_mul(a, b).to(at::kDouble); });
   EXPECT_TRUE(failed_checks(results).count("dtype")) << all_messages(results);
 }
 
 TEST(ConformanceCatches, WrongShape) {
-  const auto results = sweep_mul(&same_shape_f32, [](const at::Tensor& a, const at::Tensor& b) {
-    return correct_mul(a, b).reshape({-1});
-  });
+  const auto results = sweep_mul(
+      &same_shape_f32, [](const at::Tensor& a, const at::Tensor& b) { return correct_mul(a, b).reshape({-1}); });
   EXPECT_TRUE(failed_checks(results).count("shape")) << all_messages(results);
 }
 
@@ -267,10 +263,10 @@ TEST(ConformanceCatches, AWrongGradient) {
 
 TEST(ConformanceCatches, AnInvalidCallAccepted) {
   const auto f32 = at::TensorOptions().dtype(at::kFloat);
-  const auto results = sweep_mul([](const at::Tensor&, const at::Tensor& b) -> Verdict { return b.dim() == 1; },
-                                 [](const at::Tensor& a, const at::Tensor&) { return at::zeros_like(a); },
-                                 {{"f32[3] * f32[4]", {at::ones({3}, f32), at::ones({4}, f32)},
-                                   "must match the size of tensor b"}});
+  const auto results =
+      sweep_mul([](const at::Tensor&, const at::Tensor& b) -> Verdict { return b.dim() == 1; },
+                [](const at::Tensor& a, const at::Tensor&) { return at::zeros_like(a); },
+                {{"f32[3] * f32[4]", {at::ones({3}, f32), at::ones({4}, f32)}, "must match the size of tensor b"}});
   const Mismatch* m = nullptr;
   for (const SampleResult& r : results) {
     if (r.sample_class == "error" && !r.mismatches.empty()) m = &r.mismatches.front();
@@ -287,14 +283,21 @@ std::vector<SampleResult> sweep_layer_norm_backward(TypedImpl<LayerNormBackward>
   const std::string node = register_op_override<LayerNormBackward>(
       "alpha", c10::DispatchKey::CPU,
       [](const at::Tensor&, const at::Tensor&, c10::SymIntArrayRef, const at::Tensor&, const at::Tensor&,
-         const std::optional<at::Tensor>&, const std::optional<at::Tensor>&, std::array<bool, 3>) -> Verdict { return true; },
+         const std::optional<at::Tensor>&, const std::optional<at::Tensor>&,
+         std::array<bool, 3>) -> Verdict { return true; },
       impl);
   return sweep("native_layer_norm_backward", node, [node] {
     const at::Tensor input = make({6, 5}, 1);
     const at::Tensor weight = make({5}, 2);
     const at::Tensor bias = make({5}, 3);
     const auto [output, mean, rstd] = at::native_layer_norm(input, {5}, weight, bias, 1e-5);
-    torch::jit::Stack arguments{make({6, 5}, 4), input, std::vector<int64_t>{5}, mean, rstd, weight, bias,
+    torch::jit::Stack arguments{make({6, 5}, 4),
+                                input,
+                                std::vector<int64_t>{5},
+                                mean,
+                                rstd,
+                                weight,
+                                bias,
                                 c10::List<bool>({true, false, true})};
     return std::vector<Sample>{{"f32[6,5], no weight gradient", SampleClass::typical, arguments, {node}}};
   });
@@ -313,12 +316,12 @@ TEST(ConformanceCatches, NothingWhenAnOutputIsUndefinedAsTheReferencesIs) {
 }
 
 TEST(ConformanceCatches, AnOutputDefinedWhereTheReferencesIsNot) {
-  const auto results = sweep_layer_norm_backward(
-      [](const at::Tensor& grad_out, const at::Tensor& input, c10::SymIntArrayRef shape, const at::Tensor& mean,
-         const at::Tensor& rstd, const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias,
-         std::array<bool, 3>) {
-        return correct_layer_norm_backward(grad_out, input, shape, mean, rstd, weight, bias, {true, true, true});
-      });
+  const auto results = sweep_layer_norm_backward([](const at::Tensor& grad_out, const at::Tensor& input,
+                                                    c10::SymIntArrayRef shape, const at::Tensor& mean,
+                                                    const at::Tensor& rstd, const std::optional<at::Tensor>& weight,
+                                                    const std::optional<at::Tensor>& bias, std::array<bool, 3>) {
+    return correct_layer_norm_backward(grad_out, input, shape, mean, rstd, weight, bias, {true, true, true});
+  });
   const Mismatch* m = find_mismatch(results, "count");
   ASSERT_NE(m, nullptr) << all_messages(results);
   EXPECT_NE(m->message.find("output 1 is defined where the reference's is not"), std::string::npos) << m->message;

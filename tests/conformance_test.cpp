@@ -4,10 +4,10 @@
 
 #include <gtest/gtest.h>
 
-#include "native_ops/conformance.h"
 #include "native_ops/native_ops.h"
-#include "native_ops/op_db.h"
-#include "native_ops/samples.h"
+#include "native_ops/testing/conformance.h"
+#include "native_ops/testing/op_db.h"
+#include "native_ops/testing/samples.h"
 
 namespace native_ops {
 namespace {

@@ -57,7 +57,8 @@ TEST(CudaKernels, RunOnTheCurrentStream) {
 
 TEST(CudaKernels, RunOnTheTensorsDevice) {
   if (!cuda_dsl_available()) GTEST_SKIP() << find_dsl("cuda")->unavailable_reason();
-  if (c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->deviceCount() < 2) GTEST_SKIP() << "one GPU here: the second-device test needs two";
+  if (c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA)->deviceCount() < 2)
+    GTEST_SKIP() << "one GPU here: the second-device test needs two";
   init();
   const c10::Device second(c10::kCUDA, 1);
   const at::Tensor a = at::randn({16, 300, 1}, at::TensorOptions().device(second).dtype(at::kBFloat16));
@@ -113,9 +114,8 @@ TEST(CudaKernels, RmsNormBackwardRoutesUnderAutogradOnASideStream) {
     EXPECT_EQ(testing::hits("_fused_rms_norm_backward_cuda_0"), backward + 1);
   }
   side.synchronize();
-  const at::Tensor reference = testing::aten_reference("_fused_rms_norm_backward", [&] {
-    return testing::aten_reference("_fused_rms_norm", step);
-  });
+  const at::Tensor reference = testing::aten_reference(
+      "_fused_rms_norm_backward", [&] { return testing::aten_reference("_fused_rms_norm", step); });
   // bf16 outputs; grad_weight sums 512 rows in another order than aten's
   EXPECT_TRUE(at::allclose(routed.to(at::kFloat), reference.to(at::kFloat), 2e-2, 1e-2))
       << (routed.to(at::kFloat) - reference.to(at::kFloat)).abs().max().item<float>();

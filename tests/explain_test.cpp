@@ -2,7 +2,7 @@
 // with the reasons conds give; the spec parser itself.
 #include <ATen/ATen.h>
 
-#include "native_ops/arg_spec.h"
+#include "native_ops/testing/arg_spec.h"
 #include "support.h"
 
 namespace native_ops {
@@ -53,8 +53,7 @@ TEST(ArgSpec, RefusesTensorsTooLargeToMakeBeforeAllocating) {
   EXPECT_NE(error_of([] { parse_arg_spec("f32[8,128,9], f32[8,18,1,88,256,256]"); }).find("over 1 GiB in all"),
             std::string::npos);
   EXPECT_NE(error_of([] { parse_arg_spec("f32[9223372036854775807,4]"); }).find("over 1 GiB"), std::string::npos);
-  EXPECT_NE(error_of([] { parse_arg_spec("f32[2,2]{-9223372036854775808,1}"); }).find("over 1 GiB"),
-            std::string::npos);
+  EXPECT_NE(error_of([] { parse_arg_spec("f32[2,2]{-9223372036854775808,1}"); }).find("over 1 GiB"), std::string::npos);
   EXPECT_NE(error_of([] { parse_arg_spec("f32[-1]"); }).find("negative sizes"), std::string::npos);
   EXPECT_EQ(parse_arg_spec("f32[0,9223372036854775807]")[0].toTensor().numel(), 0);  // empty: no storage
   EXPECT_EQ(parse_arg_spec("f32[1024,1024]")[0].toTensor().numel(), 1 << 20);
@@ -132,13 +131,15 @@ TEST(Explain, AnOpWithoutOverridesRunsAten) {
 }
 
 TEST(Explain, UnknownOpsAndBadArgumentsAreErrors) {
-  EXPECT_NE(error_of([] { explain("bmmm", DispatchKey::CPU, parse_arg_spec("f32[1,1,1], f32[1,1,1]")); })
-                .find("Did you mean: bmm"),
+  EXPECT_NE(error_of([] {
+              explain("bmmm", DispatchKey::CPU, parse_arg_spec("f32[1,1,1], f32[1,1,1]"));
+            }).find("Did you mean: bmm"),
             std::string::npos);
   const std::string message = error_of([] { explain("bmm", DispatchKey::CPU, parse_arg_spec("f32[1,1,1]")); });
   EXPECT_NE(message.find("missing value for argument 'mat2'"), std::string::npos) << message;
-  EXPECT_NE(error_of([] { explain("bmm", DispatchKey::CPU, parse_arg_spec("f32[1,1,1], 3")); })
-                .find("the arguments do not fit aten::bmm"),
+  EXPECT_NE(error_of([] {
+              explain("bmm", DispatchKey::CPU, parse_arg_spec("f32[1,1,1], 3"));
+            }).find("the arguments do not fit aten::bmm"),
             std::string::npos);
 }
 

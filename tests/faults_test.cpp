@@ -7,9 +7,9 @@
 
 #include <ATen/ATen.h>
 
-#include "native_ops/conformance.h"
 #include "native_ops/faults.h"
 #include "native_ops/policy.h"
+#include "native_ops/testing/conformance.h"
 #include "support.h"
 
 namespace native_ops {

@@ -6,8 +6,8 @@
 #include <fstream>
 #include <set>
 
-#include <ATen/Context.h>
 #include <ATen/ATen.h>
+#include <ATen/Context.h>
 
 #include "support.h"
 

@@ -7,8 +7,8 @@ namespace native_ops {
 namespace {
 
 using c10::DispatchKey;
-using testing::identical;
 using testing::hits;
+using testing::identical;
 
 class Ordering : public ::testing::Test {
  protected:
@@ -84,9 +84,8 @@ TEST_F(Ordering, LeftOutNodesAreDroppedNotLost) {
 TEST_F(Ordering, AnEmptyOrderSwitchesTheOpOff) {
   const std::string original = testing::computed_table("mul.Tensor");
   init();
-  set_ordering_function([](const std::string& op, DispatchKey, const Graph& graph) {
-    return op == "mul.Tensor" ? Graph{} : graph;
-  });
+  set_ordering_function(
+      [](const std::string& op, DispatchKey, const Graph& graph) { return op == "mul.Tensor" ? Graph{} : graph; });
   ASSERT_TRUE(reregister_overrides().ok());
   EXPECT_FALSE(testing::graph("mul.Tensor").router_installed);
   EXPECT_EQ(testing::computed_table("mul.Tensor"), original);

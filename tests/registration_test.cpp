@@ -36,8 +36,7 @@ TEST(Registration, OpSymbolNamesTheDefaultOrANamedOverload) {
   EXPECT_EQ(register_op_override("alpha", "aten", "neg", DispatchKey::CPU, always(), original()), "neg_alpha_0");
   EXPECT_EQ(register_op_override("alpha", "aten", "sub.Tensor", DispatchKey::CPU, always(), original()),
             "sub_Tensor_alpha_0");
-  EXPECT_EQ(register_op_override("beta", "aten", "neg.default", DispatchKey::CPU, always(), original()),
-            "neg_beta_0");
+  EXPECT_EQ(register_op_override("beta", "aten", "neg.default", DispatchKey::CPU, always(), original()), "neg_beta_0");
   const GraphInfo neg = testing::graph("neg");
   ASSERT_EQ(neg.nodes.size(), 2u) << "'neg' and 'neg.default' must name one graph";
   EXPECT_EQ(neg.nodes[0].id, "neg_alpha_0");
@@ -68,12 +67,11 @@ TEST(Registration, NodeIdsCountPerOpAndDslAcrossKeys) {
 
 TEST(Registration, MetaCompositeAndNonBackendKeysAreRefused) {
   register_test_dsls();
-  for (DispatchKey key : {DispatchKey::Meta, DispatchKey::CompositeImplicitAutograd,
-                          DispatchKey::CompositeExplicitAutograd,
-                          DispatchKey::CompositeExplicitAutogradNonFunctional, DispatchKey::AutogradCPU,
-                          DispatchKey::BackendSelect}) {
-    const std::string message = registration_error(
-        [&] { register_op_override("alpha", "aten", "neg", key, always(), original()); });
+  for (DispatchKey key :
+       {DispatchKey::Meta, DispatchKey::CompositeImplicitAutograd, DispatchKey::CompositeExplicitAutograd,
+        DispatchKey::CompositeExplicitAutogradNonFunctional, DispatchKey::AutogradCPU, DispatchKey::BackendSelect}) {
+    const std::string message =
+        registration_error([&] { register_op_override("alpha", "aten", "neg", key, always(), original()); });
     EXPECT_NE(message.find(c10::toString(key)), std::string::npos) << message;
     EXPECT_NE(message.find("CPU or CUDA"), std::string::npos) << "no fix given: " << message;
   }
@@ -108,8 +106,8 @@ TEST(Registration, CompositeImplicitAutogradOpsWithABackendKernelAreTakenThere) 
 
 TEST(Registration, CondIsRequiredUnlessUnconditional) {
   register_test_dsls();
-  std::string message = registration_error(
-      [] { register_op_override("alpha", "aten", "neg", DispatchKey::CPU, nullptr, original()); });
+  std::string message =
+      registration_error([] { register_op_override("alpha", "aten", "neg", DispatchKey::CPU, nullptr, original()); });
   EXPECT_NE(message.find("unconditional_override"), std::string::npos) << message;
 
   Options unconditional;
@@ -125,8 +123,8 @@ TEST(Registration, CondIsRequiredUnlessUnconditional) {
 
 TEST(Registration, UnknownOpsAreRefusedWithCloseNames) {
   register_test_dsls();
-  std::string message = registration_error(
-      [] { register_op_override("alpha", "aten", "bmmm", DispatchKey::CPU, always(), original()); });
+  std::string message =
+      registration_error([] { register_op_override("alpha", "aten", "bmmm", DispatchKey::CPU, always(), original()); });
   EXPECT_NE(message.find("unknown op aten::bmmm"), std::string::npos) << message;
   EXPECT_NE(message.find("Did you mean: bmm"), std::string::npos) << message;
 
@@ -152,21 +150,20 @@ TEST(Registration, AnOpFromALaterLibtorchIsUnavailableNotAnError) {
   Options earlier;
   earlier.since_torch = "2.0";
   const std::string message = registration_error([&] {
-    register_op_override("alpha", "aten", "_op_of_an_earlier_release", DispatchKey::CPU, always(), original(),
-                         earlier);
+    register_op_override("alpha", "aten", "_op_of_an_earlier_release", DispatchKey::CPU, always(), original(), earlier);
   });
   EXPECT_NE(message.find("unknown op"), std::string::npos) << message;
 }
 
 TEST(Registration, UnknownDslsAndNamespacesAreRefused) {
   register_test_dsls();
-  std::string message = registration_error(
-      [] { register_op_override("alphaa", "aten", "neg", DispatchKey::CPU, always(), original()); });
+  std::string message =
+      registration_error([] { register_op_override("alphaa", "aten", "neg", DispatchKey::CPU, always(), original()); });
   EXPECT_NE(message.find("unknown dsl 'alphaa'"), std::string::npos) << message;
   EXPECT_NE(message.find("Did you mean: alpha"), std::string::npos) << message;
 
-  message = registration_error(
-      [] { register_op_override("alpha", "prims", "neg", DispatchKey::CPU, always(), original()); });
+  message =
+      registration_error([] { register_op_override("alpha", "prims", "neg", DispatchKey::CPU, always(), original()); });
   EXPECT_NE(message.find("namespace 'prims'"), std::string::npos) << message;
 }
 
@@ -184,8 +181,8 @@ TEST(Registration, ANodeOfAnUnavailableDslIsListedWithTheFix) {
 TEST(Registration, ASecondOverrideBySameDslNeedsAllowMultiple) {
   register_test_dsls();
   register_op_override("alpha", "aten", "neg", DispatchKey::CPU, always(), original());
-  const std::string message = registration_error(
-      [] { register_op_override("alpha", "aten", "neg", DispatchKey::CPU, always(), original()); });
+  const std::string message =
+      registration_error([] { register_op_override("alpha", "aten", "neg", DispatchKey::CPU, always(), original()); });
   EXPECT_NE(message.find("allow_multiple_override"), std::string::npos) << message;
   EXPECT_EQ(testing::graph("neg").nodes.size(), 1u);
 }

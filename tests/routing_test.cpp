@@ -10,9 +10,9 @@ namespace {
 
 using c10::DispatchKey;
 using testing::close;
-using testing::identical;
 using testing::fallthroughs;
 using testing::hits;
+using testing::identical;
 
 using MulCond = TypedCond<at::_ops::mul_Tensor>;
 using MulImpl = TypedImpl<at::_ops::mul_Tensor>;
@@ -35,7 +35,8 @@ class Routing : public ::testing::Test {
 };
 
 TEST_F(Routing, TypedHitMissAndFallthrough) {
-  const std::string id = register_op_override<at::_ops::mul_Tensor>("alpha", DispatchKey::CPU, numel_is(4), returns(42));
+  const std::string id =
+      register_op_override<at::_ops::mul_Tensor>("alpha", DispatchKey::CPU, numel_is(4), returns(42));
   EXPECT_TRUE(identical(at::mul(a4, b4), a4 * b4.clone())) << "routed before init()";
   EXPECT_EQ(hits(id), 0u);
 
@@ -55,7 +56,9 @@ TEST_F(Routing, TypedHitMissAndFallthrough) {
 TEST_F(Routing, BoxedHitMissAndFallthrough) {
   const std::string id = register_op_override(
       "alpha", "aten", "sub.Tensor", DispatchKey::CPU,
-      [](const BoxedArgs& args) { return args[0].toTensor().numel() == 4 && args.get("alpha").toScalar().toDouble() == 1.0; },
+      [](const BoxedArgs& args) {
+        return args[0].toTensor().numel() == 4 && args.get("alpha").toScalar().toDouble() == 1.0;
+      },
       [](const c10::OperatorHandle&, torch::jit::Stack& stack) {
         const at::Tensor self = stack[stack.size() - 3].toTensor();
         torch::jit::drop(stack, 3);
@@ -72,8 +75,10 @@ TEST_F(Routing, BoxedHitMissAndFallthrough) {
 }
 
 TEST_F(Routing, FirstRegisteredWins) {
-  const std::string first = register_op_override<at::_ops::mul_Tensor>("alpha", DispatchKey::CPU, accepts_all(), returns(1));
-  const std::string second = register_op_override<at::_ops::mul_Tensor>("beta", DispatchKey::CPU, accepts_all(), returns(2));
+  const std::string first =
+      register_op_override<at::_ops::mul_Tensor>("alpha", DispatchKey::CPU, accepts_all(), returns(1));
+  const std::string second =
+      register_op_override<at::_ops::mul_Tensor>("beta", DispatchKey::CPU, accepts_all(), returns(2));
   init();
   EXPECT_TRUE(identical(at::mul(a4, b4), at::full_like(a4, 1)));
   EXPECT_EQ(hits(first), 1u);
@@ -90,8 +95,10 @@ TEST_F(Routing, FirstRegisteredWins) {
 TEST_F(Routing, UnconditionalNodesHideLaterNodesAndObeyFilters) {
   Options unconditional;
   unconditional.unconditional_override = true;
-  const std::string always = register_op_override<at::_ops::mul_Tensor>("alpha", DispatchKey::CPU, {}, returns(3), unconditional);
-  const std::string later = register_op_override<at::_ops::mul_Tensor>("beta", DispatchKey::CPU, accepts_all(), returns(4));
+  const std::string always =
+      register_op_override<at::_ops::mul_Tensor>("alpha", DispatchKey::CPU, {}, returns(3), unconditional);
+  const std::string later =
+      register_op_override<at::_ops::mul_Tensor>("beta", DispatchKey::CPU, accepts_all(), returns(4));
   init();
   EXPECT_TRUE(identical(at::mul(at::rand({9}), at::rand({9})), at::full({9}, 3.0f)));
   EXPECT_EQ(hits(later), 0u);
@@ -139,9 +146,9 @@ TEST_F(Routing, NodesOnlyChangesKeepTheRouterUntilSync) {
 
 TEST_F(Routing, FiltersSelectByDslOpAndKeyAndRefuseUnknownNames) {
   register_op_override<at::_ops::mul_Tensor>("alpha", DispatchKey::CPU, accepts_all(), returns(1));
-  register_op_override<at::_ops::neg>("alpha", DispatchKey::CPU,
-                                      [](const at::Tensor&) { return true; },
-                                      [](const at::Tensor& x) { return at::full_like(x, 1); });
+  register_op_override<at::_ops::neg>(
+      "alpha", DispatchKey::CPU, [](const at::Tensor&) { return true; },
+      [](const at::Tensor& x) { return at::full_like(x, 1); });
   init();
   EXPECT_EQ(deregister_overrides({"", "neg", std::nullopt}), 1u);
   EXPECT_EQ(find_node("mul_Tensor_alpha_0")->state, NodeState::active);
@@ -186,7 +193,8 @@ TEST_F(Routing, ACondThatThrowsCountsAsNoMatch) {
   const std::string failing = register_op_override<at::_ops::mul_Tensor>(
       "alpha", DispatchKey::CPU,
       [](const at::Tensor&, const at::Tensor&) -> bool { throw std::runtime_error("cond broke"); }, returns(1));
-  const std::string next = register_op_override<at::_ops::mul_Tensor>("beta", DispatchKey::CPU, accepts_all(), returns(2));
+  const std::string next =
+      register_op_override<at::_ops::mul_Tensor>("beta", DispatchKey::CPU, accepts_all(), returns(2));
   init();
   EXPECT_TRUE(identical(at::mul(a4, b4), at::full_like(a4, 2)));
   EXPECT_TRUE(identical(at::mul(a4, b4), at::full_like(a4, 2)));
@@ -200,9 +208,8 @@ TEST_F(Routing, AnImplErrorNamesTheNodeAndDsl) {
       "alpha", DispatchKey::CPU, [](const at::Tensor& x) { return x.numel() == 1; },
       [](const at::Tensor&) -> at::Tensor { throw std::runtime_error("kernel launch failed"); });
   register_op_override<at::_ops::mul_Tensor>(
-      "alpha", DispatchKey::CPU, accepts_all(), [](const at::Tensor&, const at::Tensor&) -> at::Tensor {
-        TORCH_CHECK(false, "shape not supported");
-      });
+      "alpha", DispatchKey::CPU, accepts_all(),
+      [](const at::Tensor&, const at::Tensor&) -> at::Tensor { TORCH_CHECK(false, "shape not supported"); });
   init();
   try {
     at::neg(at::rand({1}));

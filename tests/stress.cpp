@@ -125,14 +125,15 @@ int main(int argc, char** argv) {
   const uint64_t hits = after.hits - before.hits, fallthroughs = after.fallthroughs - before.fallthroughs;
   const bool counted = hits + fallthroughs == calls;
   const bool ok = wrong == 0 && errors == 0 && counted && hits > 0 && fallthroughs > 0;
-  std::printf("%s: %d threads x %lld calls = %llu routed calls in %.2f s (%.0f ns per call per thread); %lld policy "
-              "changes; %llu hits + %llu fall-throughs = %llu%s; %lld wrong results; %lld errors\n",
-              ok ? "PASSED" : "FAILED", options.threads, static_cast<long long>(options.calls),
-              static_cast<unsigned long long>(calls), seconds, seconds * 1e9 / static_cast<double>(options.calls),
-              static_cast<long long>(policy_changes.load()), static_cast<unsigned long long>(hits),
-              static_cast<unsigned long long>(fallthroughs), static_cast<unsigned long long>(hits + fallthroughs),
-              counted ? "" : " (NOT the calls made)", static_cast<long long>(wrong.load()),
-              static_cast<long long>(errors.load()));
+  std::printf(
+      "%s: %d threads x %lld calls = %llu routed calls in %.2f s (%.0f ns per call per thread); %lld policy "
+      "changes; %llu hits + %llu fall-throughs = %llu%s; %lld wrong results; %lld errors\n",
+      ok ? "PASSED" : "FAILED", options.threads, static_cast<long long>(options.calls),
+      static_cast<unsigned long long>(calls), seconds, seconds * 1e9 / static_cast<double>(options.calls),
+      static_cast<long long>(policy_changes.load()), static_cast<unsigned long long>(hits),
+      static_cast<unsigned long long>(fallthroughs), static_cast<unsigned long long>(hits + fallthroughs),
+      counted ? "" : " (NOT the calls made)", static_cast<long long>(wrong.load()),
+      static_cast<long long>(errors.load()));
   if (hits == 0 || fallthroughs == 0) {
     std::printf("both paths must run: raise --calls or lower --period-us\n");
   }

@@ -26,9 +26,7 @@ class TestDsl final : public Dsl {
   bool available_;
 };
 
-at::Tensor as_double(const at::Tensor& t) {
-  return at::_to_copy(t, at::kDouble).contiguous();
-}
+at::Tensor as_double(const at::Tensor& t) { return at::_to_copy(t, at::kDouble).contiguous(); }
 
 std::pair<double, double> tolerances(at::ScalarType dtype) {
   switch (dtype) {
@@ -39,8 +37,7 @@ std::pair<double, double> tolerances(at::ScalarType dtype) {
   }
 }
 
-::testing::AssertionResult compare(const at::Tensor& actual, const at::Tensor& expected, double rtol,
-                                   double atol) {
+::testing::AssertionResult compare(const at::Tensor& actual, const at::Tensor& expected, double rtol, double atol) {
   if (actual.sizes() != expected.sizes()) {
     std::ostringstream text;
     text << "sizes differ: " << actual.sizes() << " vs " << expected.sizes();
@@ -58,9 +55,9 @@ std::pair<double, double> tolerances(at::ScalarType dtype) {
   int64_t first = -1;
   for (int64_t i = 0; i < a.numel(); ++i) {
     const bool both_nan = std::isnan(pa[i]) && std::isnan(pe[i]);
-    const bool ok = both_nan || pa[i] == pe[i] ||
-                    (std::isfinite(pa[i]) && std::isfinite(pe[i]) &&
-                     std::abs(pa[i] - pe[i]) <= atol + rtol * std::abs(pe[i]));
+    const bool ok =
+        both_nan || pa[i] == pe[i] ||
+        (std::isfinite(pa[i]) && std::isfinite(pe[i]) && std::abs(pa[i] - pe[i]) <= atol + rtol * std::abs(pe[i]));
     if (!ok) {
       if (first < 0) first = i;
       ++bad;
@@ -111,9 +108,7 @@ uint64_t cond_errors(const std::string& node_id) {
   return node ? node->cond_errors : 0;
 }
 
-uint64_t fallthroughs(const std::string& op_symbol, c10::DispatchKey key) {
-  return graph(op_symbol, key).fallthroughs;
-}
+uint64_t fallthroughs(const std::string& op_symbol, c10::DispatchKey key) { return graph(op_symbol, key).fallthroughs; }
 
 std::string computed_table(const std::string& op_symbol) {
   const size_t dot = op_symbol.find('.');

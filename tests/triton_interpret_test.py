@@ -10,9 +10,9 @@ tiles with partial edge tiles and, for the strided variants, a strided mat2. The
 interpreter runs numpy on the CPU: it checks what the kernels compute, not their speed,
 layouts or hints (the GPU sweep does that). It runs no PTX, so the variants whose
 programs exchange through their cluster's shared memory (cluster_exchange_bytes; inline
-PTX, kernels/triton_common.py) are listed as left to the GPU sweep, not run.
+PTX, lib/src/dsls/triton/triton_common.py) are listed as left to the GPU sweep, not run.
 
-Run by ctest as: python triton_interpret_test.py <kernels folder>. Exits 77 (skipped) with
+Run by ctest as: python triton_interpret_test.py <kernels folder> <triton DSL folder>. Exits 77 (skipped) with
 the reason when triton 3.6.0 or numpy is not importable.
 """
 import importlib.util
@@ -44,7 +44,7 @@ except TypeError:
     skip(f"numpy {numpy.__version__} no longer converts one-element arrays with int(), which Triton 3.6's "
          "interpreter does: use numpy 2.2.6, which scripts/setup.sh installs in .venv")
 
-IN_TURN_WIDTH = None  # kernels/triton_common.py's, once main() has put it on the path
+IN_TURN_WIDTH = None  # lib/src/dsls/triton/triton_common.py's, once main() has put it on the path
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
 
 
@@ -138,13 +138,13 @@ RUNNERS = {"softmax": run_softmax, "log_softmax": run_softmax, "rms_norm": run_r
            "outer_product": run_outer_product}
 
 
-def check_mirrored_widths(kernels):
-    """The widths that pick a row variant and a cluster's size in C++ (kernels/triton_rows.h)
+def check_mirrored_widths(dsl_dir):
+    """The widths that pick a row variant and a cluster's size in C++ (lib/src/dsls/triton/rows.h)
     are those the kernels were compiled for: no key names the slice or the cluster sizes of
     the cluster kernels, so the build's check of the keys cannot catch it."""
     import triton_common
-    header = "kernels/triton_rows.h"
-    text = open(os.path.join(kernels, "triton_rows.h")).read()
+    header = "lib/src/dsls/triton/rows.h"
+    text = open(os.path.join(dsl_dir, "rows.h")).read()
     mirrored = {"kInTurnWidth": "IN_TURN_WIDTH", "kClusterSlice": "CLUSTER_SLICE",
                 "kPortableCluster": "PORTABLE_CLUSTER", "kWideCluster": "WIDE_CLUSTER"}
     for name, python_name in mirrored.items():
@@ -152,16 +152,16 @@ def check_mirrored_widths(kernels):
         if not found:
             raise SystemExit(f"triton_interpret: {header} no longer defines {name} as a number: update this check")
         if int(found.group(1)) != getattr(triton_common, python_name):
-            raise SystemExit(f"triton_interpret: {header} has {name} = {found.group(1)}, but kernels/triton_common.py "
+            raise SystemExit(f"triton_interpret: {header} has {name} = {found.group(1)}, but lib/src/dsls/triton/triton_common.py "
                              f"has {python_name} = {getattr(triton_common, python_name)}: change both")
 
 
 def main():
-    kernels = sys.argv[1]
-    sys.path.insert(0, kernels)  # the kernel files import kernels/triton_common.py
+    kernels, dsl_dir = sys.argv[1], sys.argv[2]
+    sys.path.insert(0, dsl_dir)  # the kernel files import lib/src/dsls/triton/triton_common.py
     global IN_TURN_WIDTH
     from triton_common import IN_TURN_WIDTH
-    check_mirrored_widths(kernels)
+    check_mirrored_widths(dsl_dir)
     checked, on_gpu_only = 0, []
     for op in sorted(os.listdir(kernels)):
         path = os.path.join(kernels, op, "triton.py")

@@ -15,8 +15,8 @@
 #include <c10/core/StreamGuard.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
-#include "dsls/triton_kernels.h"
-#include "triton_rows.h"
+#include "dsls/triton/launch.h"
+#include "dsls/triton/rows.h"
 #include "native_ops/policy.h"
 #include "support.h"
 
@@ -29,9 +29,7 @@ bool triton_dsl_available() {
 }
 
 // The triton nodes first, for the routing tests (the cuda ones are registered first).
-void prefer_triton() {
-  apply_policy(parse_policy(R"({"version": 1, "dsl_priority": ["triton", "cuda", "cpp"]})"));
-}
+void prefer_triton() { apply_policy(parse_policy(R"({"version": 1, "dsl_priority": ["triton", "cuda", "cpp"]})")); }
 
 TEST(TritonKernels, TheBuildEmbedsCompiledKernels) {
   const triton::ArtifactTable table = triton::artifacts();
@@ -40,20 +38,25 @@ TEST(TritonKernels, TheBuildEmbedsCompiledKernels) {
   for (size_t i = 0; i < table.size; ++i) {
     const triton::Artifact& kernel = table.data[i];
     ASSERT_GT(kernel.cubin_size, 4u) << kernel.key;
-    EXPECT_EQ(std::memcmp(kernel.cubin, "\x7f" "ELF", 4), 0) << kernel.key << ": a cubin is an ELF image";
+    EXPECT_EQ(std::memcmp(kernel.cubin,
+                          "\x7f"
+                          "ELF",
+                          4),
+              0)
+        << kernel.key << ": a cubin is an ELF image";
     EXPECT_GT(kernel.num_warps, 0) << kernel.key;
     EXPECT_GT(kernel.arguments, 0) << kernel.key;
     EXPECT_GT(std::strlen(kernel.name), 0u) << kernel.key;
     EXPECT_EQ(&triton::find(kernel.key), &kernel);
   }
   EXPECT_NO_THROW(triton::find("outer_product:bf16:wide:contiguous"));
-  // Every variant of the row ladder (kernels/triton_rows.h) that the row impls resolve: a
-  // ladder changed on one side only (kernels/triton_common.py) is caught here, not on a GPU.
+  // Every variant of the row ladder (lib/src/dsls/triton/rows.h) that the row impls resolve: a
+  // ladder changed on one side only (lib/src/dsls/triton/triton_common.py) is caught here, not on a GPU.
   for (const char* dtype : triton::kDtypeKeys) {
     for (const std::string& suffix : kernels::triton_rows::key_suffixes()) {
-      for (const std::string& prefix : {std::string("softmax_rows:") + dtype, std::string("log_softmax_rows:") + dtype,
-                                        std::string("rms_norm_rows:") + dtype + ":plain",
-                                        std::string("rms_norm_rows:") + dtype + ":weight"}) {
+      for (const std::string& prefix :
+           {std::string("softmax_rows:") + dtype, std::string("log_softmax_rows:") + dtype,
+            std::string("rms_norm_rows:") + dtype + ":plain", std::string("rms_norm_rows:") + dtype + ":weight"}) {
         EXPECT_NO_THROW(triton::find(prefix + ":" + suffix)) << prefix << ":" << suffix;
       }
     }
@@ -66,9 +69,10 @@ TEST(TritonKernels, RowsTakeTheNarrowestVariantThatHoldsThem) {
   const std::vector<std::string> suffixes = key_suffixes();
   ASSERT_EQ(suffixes.size(), kernels::triton_rows::kVariants);
   const std::vector<std::pair<int64_t, std::string>> expected = {
-      {16, "1024"},     {1024, "1024"},   {1040, "2048"},   {4096, "4096"},       {16384, "16384"},
-      {16400, "32768"}, {32000, "32768"}, {32768, "32768"}, {32784, "cluster"}, {65536, "cluster"},
-      {65552, "wide_cluster"}, {131072, "wide_cluster"}, {131088, "chunked"}, {1 << 20, "chunked"}};
+      {16, "1024"},        {1024, "1024"},      {1040, "2048"},          {4096, "4096"},
+      {16384, "16384"},    {16400, "32768"},    {32000, "32768"},        {32768, "32768"},
+      {32784, "cluster"},  {65536, "cluster"},  {65552, "wide_cluster"}, {131072, "wide_cluster"},
+      {131088, "chunked"}, {1 << 20, "chunked"}};
   for (const auto& [width, suffix] : expected) {
     ASSERT_LT(variant(width), suffixes.size()) << width;
     EXPECT_EQ(suffixes[variant(width)], suffix) << "rows of " << width << " elements";
@@ -91,8 +95,14 @@ TEST(TritonKernels, ARowOverAClusterTakesAProgramPerSliceOfItsColumns) {
   const at::Tensor cpu = at::empty({1});
   // 32784 columns: four full slices of 8192 and one of 16; 65536: eight full ones; 73744:
   // nine and one of 16; 131072: sixteen full ones.
-  for (const auto& [width, cluster] : {std::pair<int64_t, unsigned>{32784, 5}, {40000, 5}, {57344, 7}, {65536, 8},
-                                       {65552, 9}, {73744, 10}, {100352, 13}, {131072, 16}}) {
+  for (const auto& [width, cluster] : {std::pair<int64_t, unsigned>{32784, 5},
+                                       {40000, 5},
+                                       {57344, 7},
+                                       {65536, 8},
+                                       {65552, 9},
+                                       {73744, 10},
+                                       {100352, 13},
+                                       {131072, 16}}) {
     const triton::Grid grid = kernels::triton_rows::rows_grid(cluster > 8 ? wide : kernel, 3, width, cpu);
     EXPECT_EQ(grid.cluster, cluster) << width;
     EXPECT_EQ(grid.x, 3 * cluster) << width;
@@ -115,7 +125,7 @@ TEST(TritonKernels, AGridWhoseClustersTheKernelCannotTakeIsRefusedBeforeAnyLaunc
     }
   };
   const triton::Artifact& clustered = triton::find("softmax_rows:bf16:cluster");
-  refused(clustered, {20, 1, 1, 8}, "that divide the grid");  // 20 programs are not clusters of 8
+  refused(clustered, {20, 1, 1, 8}, "that divide the grid");      // 20 programs are not clusters of 8
   refused(clustered, {32, 1, 1, 16}, "clusters of 1 to 8 that");  // beyond the portable 8
   refused(clustered, {32, 1, 1, 0}, "that divide the grid");
   refused(triton::find("softmax_rows:bf16:wide_cluster"), {34, 1, 1, 17}, "clusters of 1 to 16 that");
@@ -132,8 +142,8 @@ TEST(TritonKernels, KernelsTakingRowsInTurnFillAnSmWith32Warps) {
 TEST(TritonKernels, RowsOutsideTheCompiledLayoutAreDeclinedWithTheReason) {
   alignas(16) static const char row[64] = {};
   EXPECT_TRUE(kernels::triton_rows::layout_applies(32, {row, row + 16}).accepted());
-  for (const Verdict& verdict : {kernels::triton_rows::layout_applies(24, {row}),
-                                 kernels::triton_rows::layout_applies(32, {row, row + 2})}) {
+  for (const Verdict& verdict :
+       {kernels::triton_rows::layout_applies(24, {row}), kernels::triton_rows::layout_applies(32, {row, row + 2})}) {
     ASSERT_FALSE(verdict.accepted());
     EXPECT_NE(std::string(verdict.reason()).find("multiple of 16 elements, 16-byte aligned"), std::string::npos);
   }
@@ -203,9 +213,12 @@ TEST(TritonKernels, RowKernelsGetEveryRowRightOverManyRows) {
   if (!triton_dsl_available()) GTEST_SKIP() << find_dsl("triton")->unavailable_reason();
   init();
   prefer_triton();
-  for (const auto& [rows, width] :
-       {std::pair<int64_t, int64_t>{2048, 32000}, {1500, 40976}, {1024, 65536}, {600, 73744}, {512, 131072},
-        {300, 139280}}) {
+  for (const auto& [rows, width] : {std::pair<int64_t, int64_t>{2048, 32000},
+                                    {1500, 40976},
+                                    {1024, 65536},
+                                    {600, 73744},
+                                    {512, 131072},
+                                    {300, 139280}}) {
     for (const at::ScalarType dtype : {at::kBFloat16, at::kFloat}) {
       const at::Tensor x = at::randn({rows, width}, at::TensorOptions().device(at::kCUDA).dtype(dtype));
       const std::string shape = "[" + std::to_string(rows) + "," + std::to_string(width) + "] " + c10::toString(dtype);

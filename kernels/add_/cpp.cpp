@@ -6,8 +6,7 @@
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/add_ops.h>
 
-#include "builtin.h"
-#include "cpu_dispatch.h"
+#include "dsls/cpp/cpu_dispatch.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
 
@@ -78,7 +77,7 @@ at::Tensor& flat_add_(at::Tensor& self, const at::Tensor& other, const at::Scala
 
 }  // namespace
 
-void register_add__overrides() {
+void register_add__cpp() {
   register_op_override<at::_ops::add__Tensor>("cpp", c10::DispatchKey::CPU, &flat_add_applies, &flat_add_);
 }
 

@@ -2,17 +2,16 @@
 #include <ATen/ATen.h>
 #include <ATen/MemoryOverlap.h>
 
-#include "builtin.h"
-#include "native_ops/op_db.h"
-#include "native_ops/samples.h"
+#include "native_ops/testing/op_db.h"
+#include "native_ops/testing/samples.h"
 
 namespace native_ops::kernels {
 
 namespace {
 
 using samples::Fill;
-using samples::Layout;
 using samples::laid_out;
+using samples::Layout;
 
 constexpr const char* kFlatAdd = "add__Tensor_cpp_0";
 
@@ -35,8 +34,10 @@ std::vector<Sample> add_samples(c10::Device device, c10::ScalarType dtype) {
   auto push = [&](SampleClass sample_class, const at::Tensor& self, const at::Tensor& other, const at::Scalar& alpha) {
     std::vector<std::string> meant_for;
     if (flat_add_handles(self, other)) meant_for.push_back(kFlatAdd);
-    all.push_back({samples::describe(self) + " += " + c10::str(alpha) + " * " + samples::describe(other), sample_class,
-                   {self, other, alpha}, meant_for});
+    all.push_back({samples::describe(self) + " += " + c10::str(alpha) + " * " + samples::describe(other),
+                   sample_class,
+                   {self, other, alpha},
+                   meant_for});
   };
   auto add = [&](SampleClass sample_class, std::vector<int64_t> self_sizes, std::vector<int64_t> other_sizes,
                  const at::Scalar& alpha, Fill fs, Fill fo) {
@@ -77,13 +78,17 @@ std::vector<Sample> add_samples(c10::Device device, c10::ScalarType dtype) {
 std::vector<ErrorSample> add_errors(c10::Device device) {
   const auto f32 = at::TensorOptions().dtype(at::kFloat).device(device);
   return {
-      {"sizes differ: f32[3] += f32[4]", {at::ones({3}, f32), at::ones({4}, f32), at::Scalar(1.0)},
+      {"sizes differ: f32[3] += f32[4]",
+       {at::ones({3}, f32), at::ones({4}, f32), at::Scalar(1.0)},
        "must match the size of tensor b"},
-      {"self broadcast: f32[1] += f32[4]", {at::ones({1}, f32), at::ones({4}, f32), at::Scalar(1.0)},
+      {"self broadcast: f32[1] += f32[4]",
+       {at::ones({1}, f32), at::ones({4}, f32), at::Scalar(1.0)},
        "doesn't match the broadcast shape"},
-      {"float into int: i32[3] += f32[3]", {at::ones({3}, f32.dtype(at::kInt)), at::ones({3}, f32), at::Scalar(1.0)},
+      {"float into int: i32[3] += f32[3]",
+       {at::ones({3}, f32.dtype(at::kInt)), at::ones({3}, f32), at::Scalar(1.0)},
        "can't be cast to the desired output type"},
-      {"bool alpha: f32[3] += true * f32[3]", {at::ones({3}, f32), at::ones({3}, f32), at::Scalar(true)},
+      {"bool alpha: f32[3] += true * f32[3]",
+       {at::ones({3}, f32), at::ones({3}, f32), at::Scalar(true)},
        "Boolean alpha only supported"},
       {"self expanded: f32[3,4,5] (stride 0) += f32[3,4,5]",
        {at::ones({4, 5}, f32).expand({3, 4, 5}), at::ones({3, 4, 5}, f32), at::Scalar(1.0)},
@@ -116,7 +121,7 @@ std::vector<BenchCase> add_bench_cases(c10::Device device) {
 
 }  // namespace
 
-void register_add__op_entry() {
+void register_add__op_db() {
   OpEntry entry;
   entry.op_symbol = "add_.Tensor";
   entry.dsls = {"cpp"};

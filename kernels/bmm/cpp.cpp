@@ -1,13 +1,12 @@
 // bmm at CPU when the inner dimension is 1: out[b, i, j] = a[b, i, 0] * m[b, 0, j].
 // aten sends this through a general GEMM; here each output row is one scaled copy of a
 // row of `mat2`, written once, which is what the memory floor allows.
+#include <ATen/EmptyTensor.h>
 #include <ATen/Parallel.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/bmm_ops.h>
-#include <ATen/EmptyTensor.h>
 
-#include "builtin.h"
-#include "cpu_dispatch.h"
+#include "dsls/cpp/cpu_dispatch.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
 
@@ -77,7 +76,8 @@ at::Tensor outer_product(const at::Tensor& self, const at::Tensor& mat2) {
   const int64_t batches = self.size(0);
   const OuterProduct p{self.size(1), mat2.size(2), self.stride(0), self.stride(1), mat2.stride(0)};
   // Allocated without a trip through the dispatcher, as aten's own CPU kernels do.
-  at::Tensor out = at::detail::empty_cpu({batches, p.rows, p.cols}, self.scalar_type(), /*pin_memory=*/false, std::nullopt);
+  at::Tensor out =
+      at::detail::empty_cpu({batches, p.rows, p.cols}, self.scalar_type(), /*pin_memory=*/false, std::nullopt);
   const T* a = self.const_data_ptr<T>();
   const T* m = mat2.const_data_ptr<T>();
   T* y = out.mutable_data_ptr<T>();
@@ -90,12 +90,10 @@ at::Tensor outer_product(const at::Tensor& self, const at::Tensor& mat2) {
 
 }  // namespace
 
-void register_bmm_overrides() {
+void register_bmm_cpp() {
   register_op_override<at::_ops::bmm>(
-      "cpp", c10::DispatchKey::CPU, &outer_product_applies,
-      [](const at::Tensor& self, const at::Tensor& mat2) {
-        return self.scalar_type() == at::kFloat ? outer_product<float>(self, mat2)
-                                                : outer_product<double>(self, mat2);
+      "cpp", c10::DispatchKey::CPU, &outer_product_applies, [](const at::Tensor& self, const at::Tensor& mat2) {
+        return self.scalar_type() == at::kFloat ? outer_product<float>(self, mat2) : outer_product<double>(self, mat2);
       });
 }
 

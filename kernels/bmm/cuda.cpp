@@ -1,14 +1,14 @@
 // bmm at CUDA when the inner dimension is 1 (a batched outer product), float32, float16
 // and bfloat16: one kernel that writes the output at the memory bandwidth
 // (kernels/bmm/cuda_kernels.cu), where cuBLAS runs a general GEMM at a quarter of it.
-#include <c10/core/DeviceGuard.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/bmm_ops.h>
 #include <ATen/ops/empty.h>
+#include <c10/core/DeviceGuard.h>
 
-#include "bmm/gpu_domain.h"
-#include "builtin.h"
-#include "dsls/cuda_kernels.h"
+#include "cuda_abi.h"
+#include "dsls/cuda/kernels_library.h"
+#include "gpu_domain.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
 
@@ -30,16 +30,17 @@ at::Tensor outer_product_cuda(const at::Tensor& self, const at::Tensor& mat2) {
   const c10::DeviceGuard device(self.device());
   const int64_t batch = self.size(0), rows = self.size(1), cols = mat2.size(2);
   at::Tensor out = at::empty({batch, rows, cols}, self.options());
-  cuda::check(cuda::kernels().outer_product(cuda::dtype_code(self), self.const_data_ptr(), self.stride(0),
-                                            self.stride(1), mat2.const_data_ptr(), mat2.stride(0), mat2.stride(2),
-                                            out.mutable_data_ptr(), batch, rows, cols, cuda::current_stream(self)),
+  static const auto outer_product = cuda::kernel<NativeOpsOuterProductFn>(NATIVE_OPS_OUTER_PRODUCT_SYMBOL);
+  cuda::check(outer_product(cuda::dtype_code(self), self.const_data_ptr(), self.stride(0), self.stride(1),
+                            mat2.const_data_ptr(), mat2.stride(0), mat2.stride(2), out.mutable_data_ptr(), batch, rows,
+                            cols, cuda::current_stream(self)),
               "outer_product");
   return out;
 }
 
 }  // namespace
 
-void register_bmm_cuda_overrides() {
+void register_bmm_cuda() {
   register_op_override<at::_ops::bmm>("cuda", c10::DispatchKey::CUDA, &outer_product_cuda_applies, &outer_product_cuda);
 }
 

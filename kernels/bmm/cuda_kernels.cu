@@ -6,7 +6,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "cuda_common.cuh"
+#include "cuda_abi.h"
+#include "dsls/cuda/common.cuh"
 
 namespace native_ops::cuda {
 namespace {
@@ -131,8 +132,8 @@ template <class T, int VEC>
 int launch(const void* a, int64_t a_batch_stride, int64_t a_row_stride, const void* m, int64_t m_batch_stride,
            int64_t m_col_stride, void* out, int64_t batch, int64_t rows, int64_t cols, cudaStream_t stream) {
   // m's rows load as 16-byte vectors when they are unit-stride and 16-byte aligned.
-  const bool m_vectorised = m_col_stride == 1 && (m_batch_stride * sizeof(T)) % 16 == 0 &&
-                            reinterpret_cast<uintptr_t>(m) % 16 == 0;
+  const bool m_vectorised =
+      m_col_stride == 1 && (m_batch_stride * sizeof(T)) % 16 == 0 && reinterpret_cast<uintptr_t>(m) % 16 == 0;
   if (VEC > 1 && m_vectorised && rows % kFullTileRows == 0 && cols % (32 * VEC) == 0 && rows * cols <= 0x7fffffff &&
       batch <= 65535 && cols / (32 * VEC) <= 65535) {
     const dim3 grid(static_cast<unsigned>(rows / kFullTileRows), static_cast<unsigned>(cols / (32 * VEC)),
@@ -159,9 +160,10 @@ int launch(const void* a, int64_t a_batch_stride, int64_t a_row_stride, const vo
 }  // namespace
 }  // namespace native_ops::cuda
 
-extern "C" __attribute__((visibility("default"))) int native_ops_cuda_outer_product(
-    int dtype, const void* a, int64_t a_batch_stride, int64_t a_row_stride, const void* m, int64_t m_batch_stride,
-    int64_t m_col_stride, void* out, int64_t batch, int64_t rows, int64_t cols, void* stream) {
+NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_outer_product(int dtype, const void* a, int64_t a_batch_stride,
+                                                        int64_t a_row_stride, const void* m, int64_t m_batch_stride,
+                                                        int64_t m_col_stride, void* out, int64_t batch, int64_t rows,
+                                                        int64_t cols, void* stream) {
   using namespace native_ops::cuda;
   if (batch == 0 || rows == 0 || cols == 0) return cudaSuccess;
   return dispatch_dtype(dtype, [&](auto element) {
@@ -172,8 +174,4 @@ extern "C" __attribute__((visibility("default"))) int native_ops_cuda_outer_prod
     return run(a, a_batch_stride, a_row_stride, m, m_batch_stride, m_col_stride, out, batch, rows, cols,
                static_cast<cudaStream_t>(stream));
   });
-}
-
-extern "C" __attribute__((visibility("default"))) const char* native_ops_cuda_error_string(int error) {
-  return cudaGetErrorString(static_cast<cudaError_t>(error));
 }

@@ -16,7 +16,8 @@ inline Verdict gpu_outer_product_applies(const at::Tensor& self, const at::Tenso
   if (self.size(2) != 1) return decline("inner dimension is not 1");
   const auto dtype = self.scalar_type();
   if (dtype != mat2.scalar_type()) return decline("dtypes differ");
-  if (dtype != at::kFloat && dtype != at::kHalf && dtype != at::kBFloat16) return decline("dtype is not float32, float16 or bfloat16");
+  if (dtype != at::kFloat && dtype != at::kHalf && dtype != at::kBFloat16)
+    return decline("dtype is not float32, float16 or bfloat16");
   if (self.device() != mat2.device()) return decline("inputs on different devices");
   if (self.numel() == 0 || mat2.numel() == 0) return decline("empty input");
   if (self.is_neg() || mat2.is_neg()) return decline("a negative-bit view");

@@ -1,17 +1,16 @@
 // The op database entry of bmm: what judges and measures its overrides.
 #include <ATen/ATen.h>
 
-#include "builtin.h"
-#include "native_ops/op_db.h"
-#include "native_ops/samples.h"
+#include "native_ops/testing/op_db.h"
+#include "native_ops/testing/samples.h"
 
 namespace native_ops::kernels {
 
 namespace {
 
 using samples::Fill;
-using samples::Layout;
 using samples::laid_out;
+using samples::Layout;
 
 constexpr const char* kOuterProduct = "bmm_cpp_0";
 constexpr const char* kCudaOuterProduct = "bmm_cuda_0";
@@ -28,8 +27,8 @@ std::string describe_pair(const at::Tensor& a, const at::Tensor& b) {
 // The outer-product kernel's domain: its cond must accept exactly these.
 bool outer_product_handles(const at::Tensor& a, const at::Tensor& b) {
   const auto dtype = a.scalar_type();
-  return (dtype == at::kFloat || dtype == at::kDouble) && b.scalar_type() == dtype && a.size(2) == 1 &&
-         a.numel() > 0 && b.numel() > 0 && a.size(0) * a.size(1) * b.size(2) <= (int64_t{1} << 24) &&
+  return (dtype == at::kFloat || dtype == at::kDouble) && b.scalar_type() == dtype && a.size(2) == 1 && a.numel() > 0 &&
+         b.numel() > 0 && a.size(0) * a.size(1) * b.size(2) <= (int64_t{1} << 24) &&
          (b.stride(2) == 1 || b.size(2) == 1);
 }
 
@@ -89,14 +88,18 @@ std::vector<ErrorSample> bmm_errors(c10::Device device) {
   const auto f32 = at::TensorOptions().dtype(at::kFloat).device(device);
   const auto f64 = at::TensorOptions().dtype(at::kDouble).device(device);
   return {
-      {"batch sizes differ: f32[2,3,1] x f32[3,1,4]", {at::ones({2, 3, 1}, f32), at::ones({3, 1, 4}, f32)},
+      {"batch sizes differ: f32[2,3,1] x f32[3,1,4]",
+       {at::ones({2, 3, 1}, f32), at::ones({3, 1, 4}, f32)},
        "Expected size for first two dimensions of batch2 tensor"},
-      {"inner sizes differ: f32[2,3,2] x f32[2,1,4]", {at::ones({2, 3, 2}, f32), at::ones({2, 1, 4}, f32)},
+      {"inner sizes differ: f32[2,3,2] x f32[2,1,4]",
+       {at::ones({2, 3, 2}, f32), at::ones({2, 1, 4}, f32)},
        "Expected size for first two dimensions of batch2 tensor"},
-      {"2-D batch1: f32[3,1] x f32[2,1,4]", {at::ones({3, 1}, f32), at::ones({2, 1, 4}, f32)},
+      {"2-D batch1: f32[3,1] x f32[2,1,4]",
+       {at::ones({3, 1}, f32), at::ones({2, 1, 4}, f32)},
        "batch1 must be a 3D tensor"},
       {"0-dim batch1: f32[] x f32[2,1,4]", {at::ones({}, f32), at::ones({2, 1, 4}, f32)}, "batch1 must be a 3D tensor"},
-      {"dtypes differ: f32[2,3,1] x f64[2,1,4]", {at::ones({2, 3, 1}, f32), at::ones({2, 1, 4}, f64)},
+      {"dtypes differ: f32[2,3,1] x f64[2,1,4]",
+       {at::ones({2, 3, 1}, f32), at::ones({2, 1, 4}, f64)},
        "expected scalar type Float but found Double"},
   };
 }
@@ -124,12 +127,17 @@ BenchCase bmm_bench_case(BmmShape s, c10::ScalarType dtype, c10::Device device, 
 
 std::vector<BenchCase> bmm_bench_cases(c10::Device device) {
   std::vector<BenchCase> cases;
-  for (const BmmShape s : std::vector<BmmShape>{{1, 1, 1, 1},      {8, 16, 1, 16},     {64, 64, 1, 64},
-                                                {1024, 64, 1, 64}, {16, 256, 1, 512},  {64, 1024, 1, 1024},
-                                                {16, 1024, 1, 2048}, {64, 64, 16, 64}}) {
+  for (const BmmShape s : std::vector<BmmShape>{{1, 1, 1, 1},
+                                                {8, 16, 1, 16},
+                                                {64, 64, 1, 64},
+                                                {1024, 64, 1, 64},
+                                                {16, 256, 1, 512},
+                                                {64, 1024, 1, 1024},
+                                                {16, 1024, 1, 2048},
+                                                {64, 64, 16, 64}}) {
     // Above 2^24 outputs the cond declines for speed only: the kernel is still right there.
-    cases.push_back(bmm_bench_case(s, at::kFloat, device, s.k == 1 ? std::vector<std::string>{kOuterProduct}
-                                                                    : std::vector<std::string>{}));
+    cases.push_back(bmm_bench_case(s, at::kFloat, device,
+                                   s.k == 1 ? std::vector<std::string>{kOuterProduct} : std::vector<std::string>{}));
   }
   return cases;
 }
@@ -138,8 +146,12 @@ std::vector<BenchCase> bmm_bench_cases(c10::Device device) {
 std::vector<BenchCase> bmm_cuda_bench_cases(c10::Device device) {
   std::vector<BenchCase> cases;
   for (const c10::ScalarType dtype : {at::kBFloat16, at::kHalf, at::kFloat}) {
-    for (const BmmShape s : std::vector<BmmShape>{{1, 1, 1, 1},       {8, 16, 1, 16},    {1024, 64, 1, 64},
-                                                  {256, 128, 1, 512}, {64, 1024, 1, 1024}, {8, 4096, 1, 4096}}) {
+    for (const BmmShape s : std::vector<BmmShape>{{1, 1, 1, 1},
+                                                  {8, 16, 1, 16},
+                                                  {1024, 64, 1, 64},
+                                                  {256, 128, 1, 512},
+                                                  {64, 1024, 1, 1024},
+                                                  {8, 4096, 1, 4096}}) {
       cases.push_back(bmm_bench_case(s, dtype, device, {}));
     }
   }
@@ -148,7 +160,7 @@ std::vector<BenchCase> bmm_cuda_bench_cases(c10::Device device) {
 
 }  // namespace
 
-void register_bmm_op_entry() {
+void register_bmm_op_db() {
   OpEntry entry;
   entry.op_symbol = "bmm";
   entry.dsls = {"cpp"};

@@ -8,9 +8,8 @@
 #include <ATen/ops/bmm_ops.h>
 #include <ATen/ops/empty.h>
 
-#include "bmm/gpu_domain.h"
-#include "builtin.h"
-#include "dsls/triton_kernels.h"
+#include "dsls/triton/launch.h"
+#include "gpu_domain.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
 
@@ -76,7 +75,7 @@ at::Tensor outer_product_triton(const at::Tensor& self, const at::Tensor& mat2) 
 
 }  // namespace
 
-void register_bmm_triton_overrides() {
+void register_bmm_triton() {
   register_op_override<at::_ops::bmm>("triton", c10::DispatchKey::CUDA, &outer_product_triton_applies,
                                       &outer_product_triton);
 }

@@ -2,7 +2,7 @@
 a[b, i] * m[b, j], one BLOCK_M x BLOCK_N tile of the output per program. All the cost is
 writing the output; the product of two 16-bit values is exact in float32, so rounding it
 once to the output dtype gives aten's result. Compiled ahead of time by
-cmake/triton_aot.py; launched by kernels/bmm/triton.cpp."""
+lib/src/dsls/triton/aot.py; launched by kernels/bmm/triton.cpp."""
 
 import triton
 import triton.language as tl

@@ -8,17 +8,17 @@
 #include <array>
 #include <limits>
 
-#include <c10/core/DeviceGuard.h>
-#include <c10/core/SymIntArrayRef.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/_fused_rms_norm_backward_ops.h>
 #include <ATen/ops/_fused_rms_norm_ops.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/native_layer_norm_ops.h>
+#include <c10/core/DeviceGuard.h>
+#include <c10/core/SymIntArrayRef.h>
 
-#include "builtin.h"
-#include "norm/gpu_domain.h"
-#include "dsls/cuda_kernels.h"
+#include "cuda_abi.h"
+#include "dsls/cuda/kernels_library.h"
+#include "gpu_domain.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
 
@@ -47,14 +47,13 @@ Normalized normalize(const at::Tensor& input, at::IntArrayRef normalized_shape, 
   // Only layer norm's persistent kernel uses it; from the caching allocator, stream-ordered.
   const at::Tensor workspace =
       centered ? at::empty({NATIVE_OPS_NORM_ROWS_WORKSPACE_BYTES}, input.options().dtype(at::kByte)) : at::Tensor();
-  cuda::check(cuda::kernels().norm_rows(cuda::dtype_code(input), centered ? 1 : 0, input.const_data_ptr(),
-                                        pointer(weight), pointer(bias), result.out.mutable_data_ptr(),
-                                        centered ? result.mean.mutable_data_ptr<float>() : nullptr,
-                                        result.rstd.mutable_data_ptr<float>(), input.numel() / width, width,
-                                        static_cast<float>(eps),
-                                        centered ? workspace.mutable_data_ptr() : nullptr,
-                                        cuda::current_stream(input)),
-              centered ? "layer_norm_rows" : "rms_norm_rows");
+  static const auto norm_rows = cuda::kernel<NativeOpsNormRowsFn>(NATIVE_OPS_NORM_ROWS_SYMBOL);
+  cuda::check(
+      norm_rows(cuda::dtype_code(input), centered ? 1 : 0, input.const_data_ptr(), pointer(weight), pointer(bias),
+                result.out.mutable_data_ptr(), centered ? result.mean.mutable_data_ptr<float>() : nullptr,
+                result.rstd.mutable_data_ptr<float>(), input.numel() / width, width, static_cast<float>(eps),
+                centered ? workspace.mutable_data_ptr() : nullptr, cuda::current_stream(input)),
+      centered ? "layer_norm_rows" : "rms_norm_rows");
   return result;
 }
 
@@ -97,7 +96,8 @@ Verdict rms_norm_backward_applies(const at::Tensor& grad_out, const at::Tensor& 
   if (const Verdict verdict = gpu_norm_applies(input, normalized_shape, weight, std::nullopt); !verdict.accepted()) {
     return verdict;
   }
-  if (grad_out.sizes() != input.sizes()) return decline("grad_out is not shaped like the input (aten reports the error)");
+  if (grad_out.sizes() != input.sizes())
+    return decline("grad_out is not shaped like the input (aten reports the error)");
   if (grad_out.scalar_type() != input.scalar_type()) return decline("grad_out's dtype differs from the input's");
   if (grad_out.device() != input.device()) return decline("grad_out is on another device");
   if (!grad_out.is_contiguous() || grad_out.is_neg()) return decline("grad_out is not contiguous");
@@ -113,7 +113,9 @@ Verdict rms_norm_backward_applies(const at::Tensor& grad_out, const at::Tensor& 
   if (width / vector > NATIVE_OPS_RMS_NORM_BACKWARD_MAX_VECTORS) {
     return decline("rows wider than 16384 16-bit or 8192 float32 elements: aten's kernel");
   }
-  auto aligned = [](const at::Tensor& tensor) { return reinterpret_cast<uintptr_t>(tensor.const_data_ptr()) % 16 == 0; };
+  auto aligned = [](const at::Tensor& tensor) {
+    return reinterpret_cast<uintptr_t>(tensor.const_data_ptr()) % 16 == 0;
+  };
   if (!aligned(input) || !aligned(grad_out) || (has_weight && !aligned(*weight))) {
     return decline("a tensor not aligned to 16 bytes");
   }
@@ -131,30 +133,33 @@ std::tuple<at::Tensor, at::Tensor> rms_norm_backward(const at::Tensor& grad_out,
   const bool has_weight = weight.has_value() && weight->defined();
   at::Tensor grad_input = output_mask[0] ? at::empty(input.sizes(), input.options()) : at::Tensor();
   at::Tensor grad_weight = output_mask[1] ? at::empty(weight->sizes(), weight->options()) : at::Tensor();
+  static const auto rms_norm_backward_workspace =
+      cuda::kernel<NativeOpsRmsNormBackwardWorkspaceFn>(NATIVE_OPS_RMS_NORM_BACKWARD_WORKSPACE_SYMBOL);
+  static const auto rms_norm_backward_rows =
+      cuda::kernel<NativeOpsRmsNormBackwardRowsFn>(NATIVE_OPS_RMS_NORM_BACKWARD_ROWS_SYMBOL);
   at::Tensor workspace;
   if (output_mask[1]) {
     int64_t floats = 0;
-    cuda::check(cuda::kernels().rms_norm_backward_workspace(dtype, rows, width, &floats), "rms_norm_backward_workspace");
+    cuda::check(rms_norm_backward_workspace(dtype, rows, width, &floats), "rms_norm_backward_workspace");
     workspace = at::empty({floats}, input.options().dtype(at::kFloat));
   }
-  cuda::check(cuda::kernels().rms_norm_backward_rows(
-                  dtype, grad_out.const_data_ptr(), input.const_data_ptr(), rstd.const_data_ptr<float>(),
-                  has_weight ? weight->const_data_ptr() : nullptr,
-                  output_mask[0] ? grad_input.mutable_data_ptr() : nullptr,
-                  output_mask[1] ? grad_weight.mutable_data_ptr() : nullptr,
-                  output_mask[1] ? workspace.mutable_data_ptr<float>() : nullptr,
-                  output_mask[1] ? workspace.numel() : 0, rows, width, cuda::current_stream(input)),
+  cuda::check(rms_norm_backward_rows(dtype, grad_out.const_data_ptr(), input.const_data_ptr(),
+                                     rstd.const_data_ptr<float>(), has_weight ? weight->const_data_ptr() : nullptr,
+                                     output_mask[0] ? grad_input.mutable_data_ptr() : nullptr,
+                                     output_mask[1] ? grad_weight.mutable_data_ptr() : nullptr,
+                                     output_mask[1] ? workspace.mutable_data_ptr<float>() : nullptr,
+                                     output_mask[1] ? workspace.numel() : 0, rows, width, cuda::current_stream(input)),
               "rms_norm_backward_rows");
   return {std::move(grad_input), std::move(grad_weight)};
 }
 
 }  // namespace
 
-void register_norm_cuda_overrides() {
+void register_norm_cuda() {
   register_op_override<at::_ops::native_layer_norm>("cuda", c10::DispatchKey::CUDA, &layer_norm_applies, &layer_norm);
   register_op_override<at::_ops::_fused_rms_norm>("cuda", c10::DispatchKey::CUDA, &rms_norm_applies, &rms_norm);
   register_op_override<at::_ops::_fused_rms_norm_backward>("cuda", c10::DispatchKey::CUDA, &rms_norm_backward_applies,
-                                                            &rms_norm_backward);
+                                                           &rms_norm_backward);
 }
 
 }  // namespace native_ops::kernels

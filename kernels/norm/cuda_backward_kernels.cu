@@ -10,7 +10,8 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "cuda_rows.cuh"
+#include "cuda_abi.h"
+#include "dsls/cuda/rows.cuh"
 
 namespace native_ops::cuda {
 namespace {
@@ -132,7 +133,8 @@ __global__ void __launch_bounds__(THREADS, THREADS == 512 ? 2 : 0) rms_norm_back
 // kSlices threads a column each summing every kSlices-th partial, then one adding theirs.
 constexpr int kSlices = 32;
 template <class T>
-__global__ void __launch_bounds__(32 * kSlices) sum_partials(const float* partials, int64_t count, int64_t width, T* grad_w) {
+__global__ void __launch_bounds__(32 * kSlices)
+    sum_partials(const float* partials, int64_t count, int64_t width, T* grad_w) {
   __shared__ float slices[kSlices][33];
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int slice = static_cast<int>(threadIdx.x) / 32;
@@ -177,7 +179,8 @@ int with_plan(int64_t width, bool grad_weight, F&& f) {
     return grad_weight ? f(threads, row_threads, std::true_type{}) : f(threads, row_threads, std::false_type{});
   };
   auto block = [&](auto threads) { return pick(threads, threads); };
-  if (vectors <= 32 * kVectorsPerThread) return pick(std::integral_constant<int, 128>{}, std::integral_constant<int, 32>{});
+  if (vectors <= 32 * kVectorsPerThread)
+    return pick(std::integral_constant<int, 128>{}, std::integral_constant<int, 32>{});
   if (vectors <= 128 * kVectorsPerThread) return block(std::integral_constant<int, 128>{});
   if (vectors <= 256 * kVectorsPerThread) return block(std::integral_constant<int, 256>{});
   if (vectors <= 512 * kVectorsPerThread) return block(std::integral_constant<int, 512>{});
@@ -188,25 +191,27 @@ int with_plan(int64_t width, bool grad_weight, F&& f) {
 }  // namespace
 }  // namespace native_ops::cuda
 
-extern "C" __attribute__((visibility("default"))) int native_ops_cuda_rms_norm_backward_workspace(int dtype, int64_t rows,
-                                                                                                 int64_t width,
-                                                                                                 int64_t* floats) {
+NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_rms_norm_backward_workspace(int dtype, int64_t rows, int64_t width,
+                                                                      int64_t* floats) {
   using namespace native_ops::cuda;
   return dispatch_dtype(dtype, [&](auto element) {
     using T = decltype(element);
     constexpr int kVec = 16 / sizeof(T);
     return with_plan<kVec>(width, true, [&](auto threads, auto row_threads, auto) {
       int blocks = 0;
-      const int error = blocks_for<T, kVec, decltype(threads)::value, decltype(row_threads)::value, true>(rows, &blocks);
+      const int error =
+          blocks_for<T, kVec, decltype(threads)::value, decltype(row_threads)::value, true>(rows, &blocks);
       *floats = int64_t{blocks} * width;
       return error;
     });
   });
 }
 
-extern "C" __attribute__((visibility("default"))) int native_ops_cuda_rms_norm_backward_rows(
-    int dtype, const void* grad_out, const void* in, const float* rstd, const void* weight, void* grad_in,
-    void* grad_weight, float* workspace, int64_t workspace_floats, int64_t rows, int64_t width, void* stream) {
+NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_rms_norm_backward_rows(int dtype, const void* grad_out, const void* in,
+                                                                 const float* rstd, const void* weight, void* grad_in,
+                                                                 void* grad_weight, float* workspace,
+                                                                 int64_t workspace_floats, int64_t rows, int64_t width,
+                                                                 void* stream) {
   using namespace native_ops::cuda;
   auto* cuda_stream = static_cast<cudaStream_t>(stream);
   return dispatch_dtype(dtype, [&](auto element) {
@@ -216,11 +221,17 @@ extern "C" __attribute__((visibility("default"))) int native_ops_cuda_rms_norm_b
       return static_cast<int>(cudaErrorInvalidValue);
     }
     if (rows == 0) {  // grad_in is empty; grad_w sums no row
-      return grad_weight == nullptr ? 0 : static_cast<int>(cudaMemsetAsync(grad_weight, 0, width * sizeof(T), cuda_stream));
+      return grad_weight == nullptr ? 0
+                                    : static_cast<int>(cudaMemsetAsync(grad_weight, 0, width * sizeof(T), cuda_stream));
     }
-    const BackwardArgs<T, kVec> args{static_cast<const T*>(grad_out), static_cast<const T*>(in), rstd,
-                                     static_cast<const T*>(weight),   static_cast<T*>(grad_in), workspace,
-                                     rows,                            width};
+    const BackwardArgs<T, kVec> args{static_cast<const T*>(grad_out),
+                                     static_cast<const T*>(in),
+                                     rstd,
+                                     static_cast<const T*>(weight),
+                                     static_cast<T*>(grad_in),
+                                     workspace,
+                                     rows,
+                                     width};
     return with_plan<kVec>(width, grad_weight != nullptr, [&](auto threads, auto row_threads, auto grad_w) {
       constexpr int kThreads = decltype(threads)::value;
       constexpr bool kGradWeight = decltype(grad_w)::value;

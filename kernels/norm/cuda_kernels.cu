@@ -1,12 +1,13 @@
 // Layer norm and RMS norm over the last dimensions on the GPU, as row kernels
-// (../cuda_rows.cuh): each row is read from DRAM once and held on chip, where its mean and
+// (lib/src/dsls/cuda/rows.cuh): each row is read from DRAM once and held on chip, where its mean and
 // variance are taken in two passes (no E[x^2] - E[x]^2 cancellation; the persistent
 // holder's rows in one reduction of each thread's pair), then normalised, scaled and
 // written. Rows too wide for the chip take one pass of both sums, then a second read to
 // write.
 #include <cstdint>
 
-#include "cuda_rows.cuh"
+#include "cuda_abi.h"
+#include "dsls/cuda/rows.cuh"
 
 namespace native_ops::cuda {
 namespace {
@@ -108,9 +109,9 @@ ColumnReuse column_reuse(bool centered, const void* weight, const void* bias) {
 }  // namespace
 }  // namespace native_ops::cuda
 
-extern "C" __attribute__((visibility("default"))) int native_ops_cuda_norm_rows(
-    int dtype, int centered, const void* in, const void* weight, const void* bias, void* out, float* mean,
-    float* rstd, int64_t rows, int64_t width, float eps, void* workspace, void* stream) {
+NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_norm_rows(int dtype, int centered, const void* in, const void* weight,
+                                                    const void* bias, void* out, float* mean, float* rstd, int64_t rows,
+                                                    int64_t width, float eps, void* workspace, void* stream) {
   using namespace native_ops::cuda;
   return dispatch_dtype(dtype, [&](auto element) {
     using T = decltype(element);
@@ -118,8 +119,15 @@ extern "C" __attribute__((visibility("default"))) int native_ops_cuda_norm_rows(
     const bool aligned = width % kVec == 0 && aligned16(in) && aligned16(out) && aligned16(weight) && aligned16(bias);
     auto run = [&](auto vec) {
       constexpr int kVecUsed = decltype(vec)::value;
-      const NormRows<T, kVecUsed> op{static_cast<const T*>(in), static_cast<T*>(out), static_cast<const T*>(weight),
-                                     static_cast<const T*>(bias), mean, rstd, width, eps, centered != 0};
+      const NormRows<T, kVecUsed> op{static_cast<const T*>(in),
+                                     static_cast<T*>(out),
+                                     static_cast<const T*>(weight),
+                                     static_cast<const T*>(bias),
+                                     mean,
+                                     rstd,
+                                     width,
+                                     eps,
+                                     centered != 0};
       return launch_rows<kVecUsed>(op, rows, width, static_cast<cudaStream_t>(stream),
                                    column_reuse(centered != 0, weight, bias), static_cast<RowClaims*>(workspace));
     };

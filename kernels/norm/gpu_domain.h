@@ -25,7 +25,7 @@ constexpr ParameterReasons kBias{"bias is not shaped like normalized_shape (aten
                                  "bias is not contiguous"};
 
 inline Verdict parameter_applies(const at::Tensor& input, at::IntArrayRef normalized_shape,
-                          const std::optional<at::Tensor>& parameter, const ParameterReasons& reasons) {
+                                 const std::optional<at::Tensor>& parameter, const ParameterReasons& reasons) {
   if (!parameter.has_value() || !parameter->defined()) return true;
   if (parameter->sizes() != normalized_shape) return decline(reasons.shape);
   if (parameter->scalar_type() != input.scalar_type()) return decline(reasons.dtype);
@@ -37,10 +37,11 @@ inline Verdict parameter_applies(const at::Tensor& input, at::IntArrayRef normal
 /// Both norms, both GPU DSLs: float32, float16 or bfloat16 contiguous rows of the trailing
 /// normalized_shape dimensions; weight and bias (either may be absent) like normalized_shape,
 /// of the input's dtype and device, contiguous; at most 2^31 - 1 rows.
-inline Verdict gpu_norm_applies(const at::Tensor& input, at::IntArrayRef normalized_shape, const std::optional<at::Tensor>& weight,
-                     const std::optional<at::Tensor>& bias) {
+inline Verdict gpu_norm_applies(const at::Tensor& input, at::IntArrayRef normalized_shape,
+                                const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias) {
   const auto dtype = input.scalar_type();
-  if (dtype != at::kFloat && dtype != at::kHalf && dtype != at::kBFloat16) return decline("dtype is not float32, float16 or bfloat16");
+  if (dtype != at::kFloat && dtype != at::kHalf && dtype != at::kBFloat16)
+    return decline("dtype is not float32, float16 or bfloat16");
   const int64_t normalized_dims = static_cast<int64_t>(normalized_shape.size());
   if (normalized_dims == 0 || normalized_dims > input.dim() ||
       input.sizes().slice(input.dim() - normalized_dims) != normalized_shape) {

@@ -4,18 +4,17 @@
 
 #include <ATen/ATen.h>
 
-#include "builtin.h"
 #include "cuda_abi.h"
-#include "native_ops/op_db.h"
-#include "native_ops/samples.h"
+#include "native_ops/testing/op_db.h"
+#include "native_ops/testing/samples.h"
 
 namespace native_ops::kernels {
 
 namespace {
 
 using samples::Fill;
-using samples::Layout;
 using samples::laid_out;
+using samples::Layout;
 
 // Which norm: the two differ in their arguments and in whether rows are centred.
 struct Norm {
@@ -46,7 +45,7 @@ struct Call {
   std::vector<int64_t> sizes;
   int64_t normalized_dims = 1;
   bool weight = true;
-  bool bias = true;  // layer norm only
+  bool bias = true;                  // layer norm only
   std::optional<double> eps = 1e-5;  // None: rms_norm's default
   Fill fill{};
 };
@@ -110,13 +109,13 @@ std::vector<Sample> norm_samples(c10::Device device, c10::ScalarType dtype, cons
   add(SampleClass::odd_sizes, {{4099, 17}});
   add(SampleClass::large, {{1024, 1024}});
   add(SampleClass::large, {{64, 32000}});
-  add(SampleClass::large, {{300, 16400}});   // triton: persistent, more rows than SMs
-  add(SampleClass::large, {{4, 40000}});     // cuda: rows over a cluster, slices not full
-  add(SampleClass::large, {{2, 65536}});     // cuda: rows filling a cluster's slices in registers
-  add(SampleClass::large, {{3, 65536}});     // cuda: rms_norm's odd rows, one a block (even: two)
-  add(SampleClass::large, {{3, 49168}});     // triton: a cluster of 7, the last slice 16 columns
-  add(SampleClass::large, {{3, 73744}});     // triton: a wide cluster of 10, the last slice 16 columns
-  add(SampleClass::large, {{2, 131072}});    // cuda: 16-bit slices partly in shared memory; triton: 16 full
+  add(SampleClass::large, {{300, 16400}});  // triton: persistent, more rows than SMs
+  add(SampleClass::large, {{4, 40000}});    // cuda: rows over a cluster, slices not full
+  add(SampleClass::large, {{2, 65536}});    // cuda: rows filling a cluster's slices in registers
+  add(SampleClass::large, {{3, 65536}});    // cuda: rms_norm's odd rows, one a block (even: two)
+  add(SampleClass::large, {{3, 49168}});    // triton: a cluster of 7, the last slice 16 columns
+  add(SampleClass::large, {{3, 73744}});    // triton: a wide cluster of 10, the last slice 16 columns
+  add(SampleClass::large, {{2, 131072}});   // cuda: 16-bit slices partly in shared memory; triton: 16 full
   add(SampleClass::large, {{2, 1 << 19}});  // wider than shared memory: read twice
   add(SampleClass::transposed, {{256, 512}, 1, true, true, 1e-5, laid_out(Layout::transposed)});
   add(SampleClass::step_sliced, {{128, 1024}, 1, true, true, 1e-5, laid_out(Layout::step_sliced)});
@@ -135,7 +134,8 @@ std::vector<ErrorSample> norm_errors(c10::Device device, const Norm& norm) {
     return {input, std::move(shape), std::move(weight), 1e-5};
   };
   return {
-      {"normalized_shape not trailing: f32[4,5] over [4]", call({4}, c10::IValue()), "expected input with shape [*, 4]"},
+      {"normalized_shape not trailing: f32[4,5] over [4]", call({4}, c10::IValue()),
+       "expected input with shape [*, 4]"},
       {"weight shaped [4] for normalized_shape [5]", call({5}, at::ones({4}, f32)),
        "Expected weight to be of same shape as normalized_shape"},
   };
@@ -216,9 +216,9 @@ torch::jit::Stack backward_arguments(const at::Tensor& input, const BackwardCall
   weight_fill.low = -2;
   weight_fill.high = 2;
   const at::Tensor grad_out = samples::make_tensor(call.sizes, input.scalar_type(), input.device(), grad_fill);
-  const c10::IValue weight = call.weight ? c10::IValue(samples::make_tensor(shape, input.scalar_type(), input.device(),
-                                                                            weight_fill))
-                                         : c10::IValue();
+  const c10::IValue weight =
+      call.weight ? c10::IValue(samples::make_tensor(shape, input.scalar_type(), input.device(), weight_fill))
+                  : c10::IValue();
   return {grad_out, input, shape, rstd, weight, c10::List<bool>({call.output_mask[0], call.output_mask[1]})};
 }
 
@@ -276,8 +276,8 @@ std::vector<ErrorSample> rms_backward_errors(c10::Device device) {
   const at::Tensor input = at::ones({4, 5}, f32);
   const at::Tensor rstd = at::ones({4, 1}, f32);
   auto call = [&](at::Tensor grad_out, std::vector<int64_t> shape, c10::IValue weight, bool grad_weight) {
-    return torch::jit::Stack{std::move(grad_out), input, std::move(shape), rstd, std::move(weight),
-                             c10::List<bool>({true, grad_weight})};
+    return torch::jit::Stack{
+        std::move(grad_out), input, std::move(shape), rstd, std::move(weight), c10::List<bool>({true, grad_weight})};
   };
   return {
       {"normalized_shape not trailing: f32[4,5] over [4]", call(at::ones({4, 5}, f32), {4}, c10::IValue(), false),
@@ -294,7 +294,7 @@ Cost rms_backward_cost(const torch::jit::Stack& arguments) {
   const auto mask = arguments[5].toBoolList();
   const double n = grad_out.numel();
   double bytes = (mask[0] ? 3 : 2) * n * grad_out.element_size();  // grad_out, input read; grad_input written
-  bytes += arguments[3].toTensor().nbytes();                         // rstd
+  bytes += arguments[3].toTensor().nbytes();                       // rstd
   if (arguments[4].isTensor()) bytes += (mask[1] ? 2 : 1) * arguments[4].toTensor().nbytes();  // weight, its gradient
   return {bytes, 6 * n};
 }
@@ -307,13 +307,14 @@ std::vector<BenchCase> rms_backward_bench_cases(c10::Device device) {
     for (const auto& [rows, width] : shapes) {
       for (const bool grad_weight : {true, false}) {
         if (!grad_weight && rows != 32768) continue;  // the input's gradient alone, at one shape
-        cases.push_back({samples::dtype_name(dtype) + " [" + std::to_string(rows) + "," + std::to_string(width) + "]" +
-                             (grad_weight ? "" : " input only"),
-                         [rows, width, dtype, device, grad_weight] {
-                           const at::Tensor input = samples::make_tensor({rows, width}, dtype, device);
-                           return backward_arguments(input, BackwardCall{{rows, width}, 1, true, {true, grad_weight}}, 1);
-                         },
-                         {}});
+        cases.push_back(
+            {samples::dtype_name(dtype) + " [" + std::to_string(rows) + "," + std::to_string(width) + "]" +
+                 (grad_weight ? "" : " input only"),
+             [rows, width, dtype, device, grad_weight] {
+               const at::Tensor input = samples::make_tensor({rows, width}, dtype, device);
+               return backward_arguments(input, BackwardCall{{rows, width}, 1, true, {true, grad_weight}}, 1);
+             },
+             {}});
       }
     }
   }
@@ -324,9 +325,11 @@ std::vector<BenchCase> rms_backward_bench_cases(c10::Device device) {
 
 // Extreme values carry no inf: a row holding +inf has an undefined mean, and which NaN or
 // inf a kernel reports for it depends on its order of summation, not on correctness.
-void register_norm_op_entry() {
+void register_norm_op_db() {
   OpEntry layer_norm = norm_entry("native_layer_norm");
-  layer_norm.samples = [](c10::Device device, c10::ScalarType dtype) { return norm_samples(device, dtype, kLayerNorm); };
+  layer_norm.samples = [](c10::Device device, c10::ScalarType dtype) {
+    return norm_samples(device, dtype, kLayerNorm);
+  };
   layer_norm.error_samples = [](c10::Device device) { return norm_errors(device, kLayerNorm); };
   layer_norm.bench_cases = [](c10::Device device) {
     return norm_bench_cases(device, kLayerNorm, {{64, 1024}, {32768, 4096}, {65536, 1024}, {1024, 65536}});

@@ -12,12 +12,11 @@
 #include <ATen/ops/_fused_rms_norm_ops.h>
 #include <ATen/ops/empty.h>
 
-#include "builtin.h"
-#include "norm/gpu_domain.h"
-#include "dsls/triton_kernels.h"
+#include "dsls/triton/launch.h"
+#include "dsls/triton/rows.h"
+#include "gpu_domain.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
-#include "triton_rows.h"
 
 namespace native_ops::kernels {
 
@@ -35,7 +34,7 @@ Verdict rms_norm_triton_applies(const at::Tensor& input, at::IntArrayRef normali
   return triton_rows::layout_applies(width, {input.const_data_ptr()});
 }
 
-// Per dtype, weight or not: the variants of kernels/triton_rows.h's ladder.
+// Per dtype, weight or not: the variants of lib/src/dsls/triton/rows.h's ladder.
 const triton::Artifact& rms_norm_kernel(const at::Tensor& input, bool has_weight, int64_t width) {
   static const std::vector<const triton::Artifact*> kernels = [] {
     std::vector<const triton::Artifact*> all;
@@ -78,7 +77,7 @@ std::tuple<at::Tensor, at::Tensor> rms_norm_triton(const at::Tensor& input, at::
 
 }  // namespace
 
-void register_norm_triton_overrides() {
+void register_norm_triton() {
   register_op_override<at::_ops::_fused_rms_norm>("triton", c10::DispatchKey::CUDA, &rms_norm_triton_applies,
                                                   &rms_norm_triton);
 }

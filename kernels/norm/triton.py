@@ -7,8 +7,8 @@ split over a cluster of programs (of up to 8 programs up to 65536, of up to 16 b
 each holding its slice in registers and exchanging its sum of squares with the others
 through shared memory; wider rows are read in chunks,
 twice (the second time from L2, where the first read asked them to stay), but for the
-last chunk or two. The widths are kernels/triton_common.py's. Compiled ahead of time by
-cmake/triton_aot.py; launched by kernels/norm/triton.cpp."""
+last chunk or two. The widths are lib/src/dsls/triton/triton_common.py's. Compiled ahead of time by
+lib/src/dsls/triton/aot.py; launched by kernels/norm/triton.cpp."""
 
 import triton
 import triton.language as tl
@@ -156,8 +156,7 @@ def rms_norm_rows_cluster(x_ptr, w_ptr, y_ptr, rstd_ptr, width, eps, HAS_WEIGHT:
     """A row split over a cluster of programs, BLOCK columns each (the last slice may be
     partial): each sums its slice's squares, adds the others' and writes its slice. The slice
     and its weight are held as words of two elements, unpacked at each use: 16-bit ones
-    took a register each as float32 or unpacked (119 registers a thread, 88% of the floor at
-    bf16 [1024,65536] on the H200, JIT), and take half one as words (96, 91-93%)."""
+    took a register each as float32 or unpacked, and take half one as words."""
     row, rank = cluster_position()
     cluster_open(WIDE)
     DTYPE: tl.constexpr = x_ptr.dtype.element_ty
@@ -185,14 +184,11 @@ def rms_norm_rows_cluster(x_ptr, w_ptr, y_ptr, rstd_ptr, width, eps, HAS_WEIGHT:
 
 # Warps of the register-held variants.
 WARPS = {1024: 4, 2048: 8, 4096: 8, 8192: 16, 16384: 16}
-# Rows taken in turn (kernel, constexprs, warps), by whether they are float32. Measured on
-# the H200 (docs/BENCHMARKS.md, "Wide rows in Triton"): a 16-bit row of up to 32768 and the
-# next fill the persistent kernel's registers (94% of the floor at [4096,32000]); a float32
-# one spills there (65%), so it is held as two chunks (97%); rows wider than
-# triton_common.WIDE_CLUSTER_WIDTH are chunked, in chunks of 16384 on 32 warps, one program
-# an SM, two chunks loading ahead (bf16 [1024,65536] 79%, float32 79%, holding the chunk
-# before the last, when they took those rows; [512,131072] 71%, before clusters of 16 took
-# them).
+# Rows taken in turn (kernel, constexprs, warps), by whether they are float32: a 16-bit row
+# of up to 32768 and the next fill the persistent kernel's registers; a float32 one would
+# spill there, so it is held as two chunks; rows wider than triton_common.WIDE_CLUSTER_WIDTH
+# are chunked, in chunks of 16384 on 32 warps, one program an SM, two chunks loading ahead
+# (docs/design/triton-rows.md).
 IN_TURN = {
     False: {"32768": (rms_norm_rows_persistent, {"BLOCK": 32768}, 32),
             "chunked": (rms_norm_rows_chunked, {"BLOCK": 16384, "HOLD": False}, 32)},

@@ -5,14 +5,13 @@
 #include <cmath>
 #include <cstdint>
 
+#include <ATen/EmptyTensor.h>
 #include <ATen/Parallel.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/_softmax_ops.h>
-#include <ATen/EmptyTensor.h>
 
-#include "builtin.h"
-#include "cpu_dispatch.h"
-#include "simd.h"
+#include "dsls/cpp/cpu_dispatch.h"
+#include "dsls/cpp/simd.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
 
@@ -98,7 +97,7 @@ at::Tensor softmax_last_dim(const at::Tensor& self, int64_t /*dim*/, bool /*half
 
 }  // namespace
 
-void register_softmax_overrides() {
+void register_softmax_cpp() {
   register_op_override<at::_ops::_softmax>("cpp", c10::DispatchKey::CPU, &softmax_applies, &softmax_last_dim);
 }
 

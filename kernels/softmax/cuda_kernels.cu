@@ -1,11 +1,12 @@
 // Softmax and log-softmax over the last dimension on the GPU, as row kernels
-// (../cuda_rows.cuh): each row is read from DRAM once and held on chip, reduced twice (max,
+// (lib/src/dsls/cuda/rows.cuh): each row is read from DRAM once and held on chip, reduced twice (max,
 // then the sum of exp) and written. Rows too wide for the chip keep a running (max, sum)
 // per thread instead, so that they are read twice, not three times.
 #include <cmath>
 #include <cstdint>
 
-#include "cuda_rows.cuh"
+#include "cuda_abi.h"
+#include "dsls/cuda/rows.cuh"
 
 namespace native_ops::cuda {
 namespace {
@@ -78,15 +79,14 @@ struct SoftmaxRows {
 }  // namespace
 }  // namespace native_ops::cuda
 
-extern "C" __attribute__((visibility("default"))) int native_ops_cuda_softmax_rows(int dtype, int log, const void* in,
-                                                                                  void* out, int64_t rows,
-                                                                                  int64_t width, void* stream) {
+NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_softmax_rows(int dtype, int log, const void* in, void* out, int64_t rows,
+                                                       int64_t width, void* stream) {
   using namespace native_ops::cuda;
   return dispatch_dtype(dtype, [&](auto element) {
     using T = decltype(element);
     constexpr int kVec = 16 / sizeof(T);
-    const bool aligned = width % kVec == 0 && reinterpret_cast<uintptr_t>(in) % 16 == 0 &&
-                         reinterpret_cast<uintptr_t>(out) % 16 == 0;
+    const bool aligned =
+        width % kVec == 0 && reinterpret_cast<uintptr_t>(in) % 16 == 0 && reinterpret_cast<uintptr_t>(out) % 16 == 0;
     auto run = [&](auto vec) {
       constexpr int kVecUsed = decltype(vec)::value;
       const SoftmaxRows<T, kVecUsed> op{static_cast<const T*>(in), static_cast<T*>(out), width, log != 0};

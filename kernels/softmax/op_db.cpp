@@ -4,25 +4,24 @@
 
 #include <ATen/ATen.h>
 
-#include "builtin.h"
-#include "native_ops/op_db.h"
-#include "native_ops/samples.h"
+#include "native_ops/testing/op_db.h"
+#include "native_ops/testing/samples.h"
 
 namespace native_ops::kernels {
 
 namespace {
 
 using samples::Fill;
-using samples::Layout;
 using samples::laid_out;
+using samples::Layout;
 
 constexpr const char* kLastDim = "_softmax_cpp_0";
 constexpr int64_t kLastDimMinElements = 65536;
 
 // The last-dimension kernel's domain: its cond must accept exactly these.
 bool last_dim_handles(const at::Tensor& self, int64_t dim, bool half_to_float) {
-  return self.scalar_type() == at::kFloat && !half_to_float && self.dim() > 0 &&
-         (dim == -1 || dim == self.dim() - 1) && self.numel() >= kLastDimMinElements && self.is_contiguous();
+  return self.scalar_type() == at::kFloat && !half_to_float && self.dim() > 0 && (dim == -1 || dim == self.dim() - 1) &&
+         self.numel() >= kLastDimMinElements && self.is_contiguous();
 }
 
 // The cuda row kernels' domain (softmax and log-softmax alike).
@@ -50,8 +49,8 @@ std::vector<Sample> softmax_samples(c10::Device device, c10::ScalarType dtype, c
   auto add_tensor = [&](SampleClass sample_class, const at::Tensor& self, int64_t dim, const std::string& note) {
     std::vector<std::string> meant_for;
     if (domain.handles(self, dim, false)) meant_for.push_back(domain.node);
-    all.push_back({samples::describe(self) + ", dim " + std::to_string(dim) + note, sample_class, {self, dim, false},
-                   meant_for});
+    all.push_back(
+        {samples::describe(self) + ", dim " + std::to_string(dim) + note, sample_class, {self, dim, false}, meant_for});
   };
   auto add = [&](SampleClass sample_class, std::vector<int64_t> sizes, int64_t dim, Fill fill) {
     fill.seed = ++seed;
@@ -82,7 +81,7 @@ std::vector<Sample> softmax_samples(c10::Device device, c10::ScalarType dtype, c
 
   add(SampleClass::typical, {64, 1024}, -1, {});
   add(SampleClass::typical, {64, 1024}, 1, wide);
-  add(SampleClass::typical, {8, 128}, -1, {});  // small: aten is as fast
+  add(SampleClass::typical, {8, 128}, -1, {});   // small: aten is as fast
   add(SampleClass::typical, {64, 1024}, 0, {});  // not the last dimension
   add(SampleClass::empty, {0, 16}, -1, {});
   add(SampleClass::zero_dim, {}, 0, {});
@@ -150,7 +149,8 @@ std::vector<BenchCase> softmax_bench_cases(c10::Device device) {
 }
 
 // The shapes of ../shared/notes/h200-baseline.md, and a small one where launch cost rules.
-std::vector<BenchCase> rows_cuda_bench_cases(c10::Device device, const std::vector<std::pair<int64_t, int64_t>>& shapes) {
+std::vector<BenchCase> rows_cuda_bench_cases(c10::Device device,
+                                             const std::vector<std::pair<int64_t, int64_t>>& shapes) {
   std::vector<BenchCase> cases;
   for (const c10::ScalarType dtype : {at::kBFloat16, at::kHalf, at::kFloat}) {
     for (const auto& [rows, width] : shapes) cases.push_back(rows_bench_case(rows, width, dtype, device, {}));
@@ -160,7 +160,7 @@ std::vector<BenchCase> rows_cuda_bench_cases(c10::Device device, const std::vect
 
 }  // namespace
 
-void register_softmax_op_entry() {
+void register_softmax_op_db() {
   OpEntry entry;
   entry.op_symbol = "_softmax";
   entry.dsls = {"cpp"};
@@ -191,8 +191,8 @@ void register_softmax_op_entry() {
     };
     // [1024,128256]: logits over Llama 3's vocabulary (rows over a wide cluster in triton)
     entry.bench_cases = [](c10::Device device) {
-      return rows_cuda_bench_cases(device, {{64, 1024}, {32768, 4096}, {4096, 32000}, {65536, 1024}, {1024, 65536},
-                                            {1024, 128256}});
+      return rows_cuda_bench_cases(
+          device, {{64, 1024}, {32768, 4096}, {4096, 32000}, {65536, 1024}, {1024, 65536}, {1024, 128256}});
     };
     register_op_entry(entry);
 

@@ -10,12 +10,11 @@
 #include <ATen/ops/_softmax_ops.h>
 #include <ATen/ops/empty.h>
 
-#include "builtin.h"
-#include "softmax/gpu_domain.h"
-#include "dsls/triton_kernels.h"
+#include "dsls/triton/launch.h"
+#include "dsls/triton/rows.h"
+#include "gpu_domain.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
-#include "triton_rows.h"
 
 namespace native_ops::kernels {
 
@@ -26,7 +25,7 @@ Verdict triton_rows_apply(const at::Tensor& self, int64_t dim, bool half_to_floa
   return triton_rows::layout_applies(self.size(-1), {self.const_data_ptr()});
 }
 
-// Per log, dtype: the variants of kernels/triton_rows.h's ladder.
+// Per log, dtype: the variants of lib/src/dsls/triton/rows.h's ladder.
 const triton::Artifact& rows_kernel(const at::Tensor& self, bool log, int64_t width) {
   static const std::vector<const triton::Artifact*> kernels = [] {
     std::vector<const triton::Artifact*> all;
@@ -61,7 +60,7 @@ at::Tensor rows(const at::Tensor& self, bool log) {
 
 }  // namespace
 
-void register_softmax_triton_overrides() {
+void register_softmax_triton() {
   register_op_override<at::_ops::_softmax>("triton", c10::DispatchKey::CUDA, &triton_rows_apply,
                                            [](const at::Tensor& self, int64_t, bool) { return rows(self, false); });
   register_op_override<at::_ops::_log_softmax>("triton", c10::DispatchKey::CUDA, &triton_rows_apply,

@@ -6,8 +6,8 @@ of up to 131072 are split over a cluster of programs (of up to 8 programs up to 
 up to 16 beyond), each holding its slice in registers and exchanging its (max, sum) with
 the others through shared memory; wider rows are taken in turn by two programs an SM, which keep a running (max, sum) over chunks, then read the
 row again (from L2, where the first read asked it to stay), but for the last chunk or two,
-to write it. The widths are kernels/triton_common.py's. Compiled ahead of time by
-cmake/triton_aot.py; launched by kernels/softmax/triton.cpp."""
+to write it. The widths are lib/src/dsls/triton/triton_common.py's. Compiled ahead of time by
+lib/src/dsls/triton/aot.py; launched by kernels/softmax/triton.cpp."""
 
 import triton
 import triton.language as tl
@@ -46,18 +46,16 @@ def softmax_rows_persistent(x_ptr, y_ptr, rows, width, LOG: tl.constexpr, BLOCK:
             shifted = xf - row_max
             y = shifted - tl.log(tl.sum(tl.exp(shifted), axis=0))
         elif x_ptr.dtype.element_ty == tl.float32:
-            # A float32 row and the next fill the registers already: the row of exps, scaled
-            # by 1/sum, ran at 370 us at [4096,32000] on the H200, exp(x - max - log(sum)) at 448
+            # A float32 row and the next fill the registers already: scaling the held exps by
+            # 1/sum beats one more exp an element here (docs/design/triton-rows.md)
             exp = tl.exp(xf - row_max)
             y = exp * (1.0 / tl.sum(exp, axis=0))
         else:
             # log(sum) shifts the exponent instead of a held row of exps scaling by 1/sum: one
-            # more exp an element, but 32 registers a thread fewer (float16 no longer spills;
-            # bf16 [4096,32000] 162 -> 148 us, f16 201 -> 148 us on the H200). In base 2, one
-            # FFMA an element gives (x - max) * log2(e) and exp2 needs no multiply: 148.7 ->
-            # 140.2 us (86% -> 91% of the floor), f16 148.2 -> 142.5 us (JIT, same H200). The
-            # rounding of max * log2(e) shifts every element alike, and subtracting the log2
-            # of their sum takes it back out.
+            # more exp an element, but 32 registers a thread fewer, so float16 no longer
+            # spills. In base 2, one FFMA an element gives (x - max) * log2(e) and exp2 needs
+            # no multiply. The rounding of max * log2(e) shifts every element alike, and
+            # subtracting the log2 of their sum takes it back out.
             scaled = tl.fma(xf, LOG2_E, -(row_max * LOG2_E))
             y = tl.exp2(scaled - tl.log2(tl.sum(tl.exp2(scaled), axis=0)))
         # tl.cast, not row.to(): in Triton's interpreter (tests/triton_interpret_test.py) the
@@ -70,11 +68,10 @@ def softmax_rows_persistent(x_ptr, y_ptr, rows, width, LOG: tl.constexpr, BLOCK:
 def fold_chunk(x, running_max, running_sum, BLOCK: tl.constexpr):
     """Folds a chunk into the running (max, sum of exps) of each group of 8 neighbouring
     elements (a thread's 16 bytes of a 16-bit row): the group's max is taken before
-    rescaling, so a chunk takes about one exp an element instead of two (bf16 [1024,65536]
-    55% -> 60% of the floor on the H200, JIT). exp2((x - max) * log2(e)): x - max is exact
-    near the max, where x * log2(e) rounded first moved float32 sums near 1e4 by 7e-4; and
-    not tl.exp, which Triton lowers with a range check an element (944 instructions against
-    704; bf16 [1024,65536] 69% of the floor against 78%)."""
+    rescaling, so a chunk takes about one exp an element instead of two. exp2((x - max) *
+    log2(e)): x - max is exact near the max, where x * log2(e) rounded first moved float32
+    sums near 1e4 by 7e-4; and not tl.exp, which Triton lowers with a range check an
+    element."""
     groups = tl.reshape(x.to(tl.float32), [BLOCK // 8, 8])
     new_max = tl.maximum(running_max, tl.max(groups, axis=1))
     # groups still all -inf add nothing (exp2(-inf - -inf) would be NaN)
@@ -147,8 +144,7 @@ def softmax_rows_cluster(x_ptr, y_ptr, width, LOG: tl.constexpr, BLOCK: tl.const
     """A row split over a cluster of programs, BLOCK columns each (the last slice may be
     partial): each reduces its slice to (max, sum of exps), merges them with the others' and
     writes its slice. Softmax keeps the slice's exps, not the slice, and scales them: one
-    exp an element instead of two (bf16 [1024,65536] 89.0-89.3% -> 89.9-90.3% of the floor
-    on the H200, JIT)."""
+    exp an element instead of two."""
     row, rank = cluster_position()
     cluster_open(WIDE)
     columns = rank * BLOCK + tl.arange(0, BLOCK)
@@ -174,16 +170,13 @@ def softmax_rows_cluster(x_ptr, y_ptr, width, LOG: tl.constexpr, BLOCK: tl.const
     tl.store(y_row + columns, y.to(y_ptr.dtype.element_ty), mask=mask, cache_modifier=".cs")
 
 
-# Warps of the register-held variants (1024 on two: 96% of the floor at 16-bit
-# [65536,1024] on the H200, 90% on four).
+# Warps of the register-held variants, as measured best (docs/design/triton-rows.md).
 WARPS = {1024: 2, 2048: 8, 4096: 8, 8192: 16, 16384: 16}
-# Rows taken in turn (kernel, constexprs, warps), by whether they are float32. Measured on
-# the H200 (docs/BENCHMARKS.md, "Wide rows in Triton"): a 16-bit row of up to 32768 and the
-# next fill the persistent kernel's registers (90-91% of the floor at [4096,32000]); a
-# float32 one spills there (66%), so it is held as two chunks (96%); rows wider than
-# triton_common.WIDE_CLUSTER_WIDTH are chunked, in chunks of 8192 on 16 warps, two programs
-# an SM (bf16 [1024,65536] 78%, float32 77%, holding the chunk before the last, when they
-# took those rows; [512,131072] 65%, before clusters of 16 took them).
+# Rows taken in turn (kernel, constexprs, warps), by whether they are float32: a 16-bit row
+# of up to 32768 and the next fill the persistent kernel's registers; a float32 one would
+# spill there, so it is held as two chunks; rows wider than triton_common.WIDE_CLUSTER_WIDTH
+# are chunked, in chunks of 8192 on 16 warps, two programs an SM
+# (docs/design/triton-rows.md).
 IN_TURN = {
     False: {"32768": (softmax_rows_persistent, {"BLOCK": 32768}, 32),
             "chunked": (softmax_rows_chunked, {"BLOCK": 8192, "DEPTH": 1, "HOLD": False}, 16)},

@@ -1,5 +1,5 @@
 """check_reports.py NATIVE_OPS SCHEMA WORKDIR: runs `native-ops test --junit` and
-`native-ops bench --json --csv --svg` on one op, then checks each file: the JSON against
+`native-ops bench --json-file --csv --svg` on one op, then checks each file: the JSON against
 the documented schema, the CSV's columns, the SVG and JUnit XML as well-formed documents
 whose content matches the JSON."""
 import csv
@@ -53,7 +53,7 @@ assert len(cases) == len(sweep["results"]) > 0, (len(cases), len(sweep["results"
 assert int(suites.get("failures")) == sweep["failed"] == 0
 
 json_path, csv_path, svg_path = (f"{workdir}/bench.{ext}" for ext in ("json", "csv", "svg"))
-run("bench", "--op", "bmm", "--seconds", "0.02", "--json", json_path, "--csv", csv_path, "--svg", svg_path)
+run("bench", "--op", "bmm", "--seconds", "0.02", "--json-file", json_path, "--csv", csv_path, "--svg", svg_path)
 schema = json.load(open(schema_path))
 report = json.load(open(json_path))
 validate(report, schema, schema["$defs"])

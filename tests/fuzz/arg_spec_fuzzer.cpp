@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "native_ops/arg_spec.h"
 #include "native_ops/error.h"
+#include "native_ops/testing/arg_spec.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

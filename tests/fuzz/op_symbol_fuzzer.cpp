@@ -5,14 +5,14 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "names.h"
 #include "native_ops/error.h"
+#include "native_ops/names.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
-    const native_ops::detail::OpSymbol symbol = native_ops::detail::parse_op_symbol(text);
-    if (native_ops::detail::parse_op_symbol(symbol.str()).str() != symbol.str()) std::abort();
+    const native_ops::OpSymbol symbol = native_ops::parse_op_symbol(text);
+    if (native_ops::parse_op_symbol(symbol.str()).str() != symbol.str()) std::abort();
   } catch (const native_ops::Error&) {
   }
   return 0;

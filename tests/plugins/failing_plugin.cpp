@@ -10,9 +10,9 @@ void register_then_fail() {
   native_ops::register_op_override<at::_ops::atan2>(
       "cpp", c10::DispatchKey::CPU, [](const at::Tensor&, const at::Tensor&) { return true; },
       [](const at::Tensor& a, const at::Tensor& b) { return native_ops::call_original<at::_ops::atan2>(a, b); });
-  native_ops::register_op_override("cpp", "aten", "no_such_op", c10::DispatchKey::CPU,
-                                   [](const native_ops::BoxedArgs&) { return true; },
-                                   [](const c10::OperatorHandle&, torch::jit::Stack&) {});
+  native_ops::register_op_override(
+      "cpp", "aten", "no_such_op", c10::DispatchKey::CPU, [](const native_ops::BoxedArgs&) { return true; },
+      [](const c10::OperatorHandle&, torch::jit::Stack&) {});
 }
 
 }  // namespace

@@ -3,9 +3,9 @@
 #include <ATen/ATen.h>
 
 #include "native_ops/native_ops.h"
-#include "native_ops/op_db.h"
 #include "native_ops/plugin.h"
-#include "native_ops/samples.h"
+#include "native_ops/testing/op_db.h"
+#include "native_ops/testing/samples.h"
 
 namespace {
 
@@ -45,8 +45,15 @@ void register_vendor_overrides() {
   };
   entry.bench_cases = [](c10::Device device) {
     return std::vector<native_ops::BenchCase>{
-        {"[4096]", [device] { return torch::jit::Stack{at::rand({4096}, device), at::rand({4096}, device)}; }, {}},
-        {"[16777216]", [device] { return torch::jit::Stack{at::rand({1 << 24}, device), at::rand({1 << 24}, device)}; },
+        {"[4096]",
+         [device] {
+           return torch::jit::Stack{at::rand({4096}, device), at::rand({4096}, device)};
+         },
+         {}},
+        {"[16777216]",
+         [device] {
+           return torch::jit::Stack{at::rand({1 << 24}, device), at::rand({1 << 24}, device)};
+         },
          {}}};
   };
   native_ops::register_op_entry(std::move(entry));

@@ -3,9 +3,9 @@
 #include <ATen/ATen.h>
 
 #include "native_ops/native_ops.h"
-#include "native_ops/op_db.h"
 #include "native_ops/plugin.h"
-#include "native_ops/samples.h"
+#include "native_ops/testing/op_db.h"
+#include "native_ops/testing/samples.h"
 
 namespace {
 

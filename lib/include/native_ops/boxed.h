@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <functional>
 #include <string_view>
+#include "native_ops/export.h"
 
 #include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/core/stack.h>
@@ -17,7 +18,7 @@ namespace native_ops {
 ///   native_ops::BoxedCond cond = [](const native_ops::BoxedArgs& args) {
 ///     return args[0].toTensor().dim() == 2 && args.get("dim").toInt() == -1;
 ///   };
-class BoxedArgs {
+class NATIVE_OPS_API BoxedArgs {
  public:
   /// `stack` holds the call's arguments as its last schema.arguments().size() entries.
   BoxedArgs(const c10::FunctionSchema& schema, const torch::jit::Stack& stack)
@@ -47,6 +48,6 @@ using BoxedImpl = std::function<void(const c10::OperatorHandle& op, torch::jit::
 /// From inside a boxed impl of `op`: runs the kernel that the router replaced on the
 /// arguments on `stack` (popping them, pushing the results). Does not re-enter the
 /// router. Throws native_ops::Error when no impl of `op` is running on this thread.
-void call_original_boxed(const c10::OperatorHandle& op, torch::jit::Stack& stack);
+NATIVE_OPS_API void call_original_boxed(const c10::OperatorHandle& op, torch::jit::Stack& stack);
 
 }  // namespace native_ops

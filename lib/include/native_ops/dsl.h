@@ -10,12 +10,13 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "native_ops/export.h"
 
 #include "native_ops/registry.h"
 
 namespace native_ops {
 
-class Dsl {
+class NATIVE_OPS_API Dsl {
  public:
   virtual ~Dsl() = default;
   /// The name overrides are registered under ("cpp", "cuda", "triton").
@@ -30,20 +31,20 @@ class Dsl {
 
 /// A DSL whose kernels are compiled into the library that registers them, so there is no
 /// runtime to load: always available. What a plugin registers for a DSL name of its own.
-std::unique_ptr<Dsl> make_compiled_in_dsl(std::string name, std::string version);
+NATIVE_OPS_API std::unique_ptr<Dsl> make_compiled_in_dsl(std::string name, std::string version);
 
 /// Adds a DSL (e.g. from a plugin). Throws native_ops::Error if the name is taken.
-void register_dsl(std::unique_ptr<Dsl> dsl);
+NATIVE_OPS_API void register_dsl(std::unique_ptr<Dsl> dsl);
 /// The DSL named `name`, or nullptr.
-const Dsl* find_dsl(std::string_view name);
+NATIVE_OPS_API const Dsl* find_dsl(std::string_view name);
 /// Every DSL, built-ins first.
-std::vector<const Dsl*> dsls();
+NATIVE_OPS_API std::vector<const Dsl*> dsls();
 /// Every DSL's name, in dsls()' order.
-std::vector<std::string> dsl_names();
+NATIVE_OPS_API std::vector<std::string> dsl_names();
 
 /// Switches off every override of the DSL (a Filter on dsl); returns how many changed.
-size_t disable_dsl(std::string_view name, Apply apply = Apply::now);
+NATIVE_OPS_API size_t disable_dsl(std::string_view name, Apply apply = Apply::now);
 /// Switches every override of the DSL on again; returns how many changed.
-size_t enable_dsl(std::string_view name, Apply apply = Apply::now);
+NATIVE_OPS_API size_t enable_dsl(std::string_view name, Apply apply = Apply::now);
 
 }  // namespace native_ops

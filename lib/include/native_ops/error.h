@@ -4,12 +4,14 @@
 
 #include <stdexcept>
 
+#include "native_ops/export.h"
+
 namespace native_ops {
 
 /// Thrown by every native-ops API on bad input (unknown op, refused dispatch key, bad
 /// environment variable, invalid ordering). The message names the problem and the fix.
 /// Nothing is half-applied when it is thrown: the registry is as it was before the call.
-class Error : public std::runtime_error {
+class NATIVE_OPS_API Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
@@ -18,7 +20,7 @@ class Error : public std::runtime_error {
 /// artifact, no driver, a module that does not load, a launch that fails. The router
 /// contains it as faults.h says (by default: aten runs instead, the node is switched off).
 /// Other exceptions from an impl always reach the caller.
-class KernelUnavailable : public Error {
+class NATIVE_OPS_API KernelUnavailable : public Error {
  public:
   using Error::Error;
 };

@@ -20,24 +20,25 @@
 
 #include <string>
 #include <string_view>
+#include "native_ops/export.h"
 
 namespace native_ops {
 
 enum class OnError { fallback, strict };
 
 /// "fallback" or "strict"; throws native_ops::Error naming both for anything else.
-OnError parse_on_error(std::string_view text);
-std::string_view to_string(OnError action);
+NATIVE_OPS_API OnError parse_on_error(std::string_view text);
+NATIVE_OPS_API std::string_view to_string(OnError action);
 
 /// Sets the action for `target`: a registered node id, a DSL name, or "*". Throws
 /// native_ops::Error, changing nothing, for a target that names neither (with close
 /// names). Nodes registered later get it too.
-void set_on_error(const std::string& target, OnError action);
+NATIVE_OPS_API void set_on_error(const std::string& target, OnError action);
 
 /// Forgets every setting: every node goes back to the default, fallback.
-void clear_on_error();
+NATIVE_OPS_API void clear_on_error();
 
 /// The action in force for node `node_id`; throws native_ops::Error for an unknown id.
-OnError on_error_of(std::string_view node_id);
+NATIVE_OPS_API OnError on_error_of(std::string_view node_id);
 
 }  // namespace native_ops

@@ -13,32 +13,31 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include "native_ops/export.h"
 
 namespace native_ops::log {
 
 enum class Level { trace, debug, info, warn, error, off };
 
 /// Parses "trace", "debug", "info", "warn", "error" or "off"; nullopt for anything else.
-std::optional<Level> parse_level(std::string_view text);
+NATIVE_OPS_API std::optional<Level> parse_level(std::string_view text);
 /// The level the environment asks for (NATIVE_OPS_LOG first, then TORCH_LOGS).
 /// Throws native_ops::Error naming the variable when its value is not understood.
-Level level_from_env();
+NATIVE_OPS_API Level level_from_env();
 /// Sets the level of the `native_dsl` logger.
-void set_level(Level level);
-Level level();
+NATIVE_OPS_API void set_level(Level level);
+NATIVE_OPS_API Level level();
 
-void trace(const std::string& message);
-void debug(const std::string& message);
-void info(const std::string& message);
-void warn(const std::string& message);
-void error(const std::string& message);
+NATIVE_OPS_API void trace(const std::string& message);
+NATIVE_OPS_API void debug(const std::string& message);
+NATIVE_OPS_API void info(const std::string& message);
+NATIVE_OPS_API void warn(const std::string& message);
+NATIVE_OPS_API void error(const std::string& message);
 
 namespace detail {
-extern std::atomic<bool> debug_on;
+extern NATIVE_OPS_API std::atomic<bool> debug_on;
 }
 /// True when DEBUG lines are logged; a relaxed load, so the router can ask on every call.
-inline bool debug_enabled() {
-  return detail::debug_on.load(std::memory_order_relaxed);
-}
+inline bool debug_enabled() { return detail::debug_on.load(std::memory_order_relaxed); }
 
 }  // namespace native_ops::log

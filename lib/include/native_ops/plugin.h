@@ -12,16 +12,15 @@
 // Its nodes are listed with the library's path as their origin.
 
 #include <string>
+#include "native_ops/export.h"
 
 #include "native_ops/registry.h"
 
 /// Bumped whenever what a plugin may assume of native-ops changes incompatibly.
 #define NATIVE_OPS_PLUGIN_ABI 1
 
-#define NATIVE_OPS_PLUGIN(register_function)                                   \
-  extern "C" __attribute__((visibility("default"))) int native_ops_plugin_abi() { \
-    return NATIVE_OPS_PLUGIN_ABI;                                                \
-  }                                                                              \
+#define NATIVE_OPS_PLUGIN(register_function)                                                                      \
+  extern "C" __attribute__((visibility("default"))) int native_ops_plugin_abi() { return NATIVE_OPS_PLUGIN_ABI; } \
   extern "C" __attribute__((visibility("default"))) void native_ops_plugin_register() { register_function(); }
 
 namespace native_ops {
@@ -34,7 +33,7 @@ using OrderingFunctionPointer = Graph (*)(const std::string& op_symbol, c10::Dis
 /// Throws native_ops::Error when the text is malformed, LIB.so is a bare name (a path is
 /// required: libraries are never searched for), the library cannot be loaded, or it has
 /// no such symbol.
-OrderingFn load_ordering_function(const std::string& library_and_symbol);
+NATIVE_OPS_API OrderingFn load_ordering_function(const std::string& library_and_symbol);
 
 /// Loads the plugin at `path` and runs its registration, once per path. Throws
 /// native_ops::Error when `path` is a bare name (a path is required: plugins are never
@@ -43,6 +42,6 @@ OrderingFn load_ordering_function(const std::string& library_and_symbol);
 /// plugin, or was built for another plugin ABI. If its registration throws, the nodes it
 /// had registered are kept but unavailable (the reason names the error), and the error
 /// propagates.
-void load_plugin(const std::string& path);
+NATIVE_OPS_API void load_plugin(const std::string& path);
 
 }  // namespace native_ops

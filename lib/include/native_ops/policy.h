@@ -27,6 +27,7 @@
 #include <string_view>
 #include <utility>
 #include <vector>
+#include "native_ops/export.h"
 
 #include "native_ops/faults.h"
 #include "native_ops/registry.h"
@@ -55,13 +56,13 @@ struct Policy {
 
 /// Parses policy JSON. Throws native_ops::Error for malformed JSON (with line and
 /// column), a wrong type, an unknown key (with close names) or a missing "version": 1.
-Policy parse_policy(std::string_view json, std::string source = "<text>");
+NATIVE_OPS_API Policy parse_policy(std::string_view json, std::string source = "<text>");
 /// Reads and parses a policy file; an unreadable file is an error too.
-Policy load_policy(const std::string& path);
+NATIVE_OPS_API Policy load_policy(const std::string& path);
 
 /// One graph whose active nodes a policy changes.
 struct GraphChange {
-  std::string graph;  // "aten::bmm @ CPU"
+  std::string graph;                // "aten::bmm @ CPU"
   std::vector<std::string> before;  // active node ids in routing order, now
   std::vector<std::string> after;   // ... once the policy is applied
 };
@@ -76,8 +77,8 @@ struct PolicyPlan {
 /// Checks a policy against the registered graphs and says what it would change; changes
 /// nothing. Throws native_ops::Error for an unknown op, dsl, key or node id (with close
 /// names).
-PolicyPlan plan_policy(const Policy& policy);
+NATIVE_OPS_API PolicyPlan plan_policy(const Policy& policy);
 /// Plans and applies a policy atomically (set_graph_orders); warnings are logged.
-PolicyPlan apply_policy(const Policy& policy, Apply apply = Apply::now);
+NATIVE_OPS_API PolicyPlan apply_policy(const Policy& policy, Apply apply = Apply::now);
 
 }  // namespace native_ops

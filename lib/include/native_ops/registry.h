@@ -21,6 +21,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "native_ops/export.h"
 
 #include <c10/core/DispatchKey.h>
 
@@ -58,12 +59,12 @@ struct Options {
 /// without `allow_multiple_override`; a graph registered through the typed API.
 /// Before init() the node is only recorded; after it, the router is updated at once,
 /// which re-registers a dispatcher kernel: do that while the op is not being called.
-std::string register_op_override(std::string_view dsl, std::string_view lib_symbol,
-                                 std::string_view op_symbol, c10::DispatchKey dispatch_key,
-                                 BoxedCond cond, BoxedImpl impl, Options options = {});
+NATIVE_OPS_API std::string register_op_override(std::string_view dsl, std::string_view lib_symbol,
+                                                std::string_view op_symbol, c10::DispatchKey dispatch_key,
+                                                BoxedCond cond, BoxedImpl impl, Options options = {});
 
 /// Parses a dispatch key name ("CPU", "CUDA"); throws native_ops::Error with close names.
-c10::DispatchKey parse_dispatch_key(std::string_view name);
+NATIVE_OPS_API c10::DispatchKey parse_dispatch_key(std::string_view name);
 
 /// Where a node stands.
 enum class NodeState {
@@ -72,7 +73,7 @@ enum class NodeState {
   dropped,      // left out by the ordering function in force
   unavailable,  // can never run here: op missing, no kernel for the key, dsl unavailable
 };
-std::string_view to_string(NodeState state);
+NATIVE_OPS_API std::string_view to_string(NodeState state);
 
 /// A snapshot of one node.
 struct NodeInfo {
@@ -82,12 +83,12 @@ struct NodeInfo {
   c10::DispatchKey key = c10::DispatchKey::Undefined;
   bool unconditional = false;
   NodeState state = NodeState::active;
-  std::string reason;           // why it is disabled, dropped or unavailable
+  std::string reason;  // why it is disabled, dropped or unavailable
   size_t registration_index = 0;
   /// Who registered it: "built-in", the path of the plugin library that did, or "program".
   std::string origin;
-  uint64_t hits = 0;            // calls its impl ran for
-  uint64_t cond_errors = 0;     // calls its cond threw on
+  uint64_t hits = 0;         // calls its impl ran for
+  uint64_t cond_errors = 0;  // calls its cond threw on
 };
 
 /// A snapshot of one (op, key) graph.
@@ -110,8 +111,8 @@ struct CondCheck {
   NodeInfo node;
   bool evaluated = false;  // false: the node is not active (node.state and node.reason say why)
   bool accepted = false;
-  bool fires = false;      // the first active node that accepts: its impl would run
-  std::string reason;      // why the cond declined (as it said), or the error it threw
+  bool fires = false;  // the first active node that accepts: its impl would run
+  std::string reason;  // why the cond declined (as it said), or the error it threw
 };
 
 /// What the router would do with a call: every node's cond, in routing order.
@@ -130,16 +131,16 @@ struct Explanation {
 /// node's cond decides and which node fires. Runs conds, never impls. Missing trailing
 /// arguments take the schema's defaults. Throws native_ops::Error for an unknown op (with
 /// close names) or arguments that do not fit the schema (with the schema).
-Explanation explain(std::string_view op_symbol, c10::DispatchKey key, torch::jit::Stack arguments);
+NATIVE_OPS_API Explanation explain(std::string_view op_symbol, c10::DispatchKey key, torch::jit::Stack arguments);
 
 /// The backend key a call with these arguments reaches: that of its first tensor's
 /// device (CPU when there is no tensor).
-c10::DispatchKey dispatch_key_of(const torch::jit::Stack& arguments);
+NATIVE_OPS_API c10::DispatchKey dispatch_key_of(const torch::jit::Stack& arguments);
 
 /// Every graph, in the order the graphs were first registered.
-std::vector<GraphInfo> graphs();
+NATIVE_OPS_API std::vector<GraphInfo> graphs();
 /// One node by id, if registered.
-std::optional<NodeInfo> find_node(std::string_view id);
+NATIVE_OPS_API std::optional<NodeInfo> find_node(std::string_view id);
 
 /// How a change reaches the dispatcher.
 enum class Apply {
@@ -162,17 +163,16 @@ struct Filter {
 
 /// Switches off the matching nodes (kept, listed as disabled); returns how many changed.
 /// Throws native_ops::Error for a dsl or op that names nothing registered.
-size_t deregister_overrides(const Filter& filter, Apply apply = Apply::now);
+NATIVE_OPS_API size_t deregister_overrides(const Filter& filter, Apply apply = Apply::now);
 /// Switches the matching nodes on again; returns how many changed.
-size_t reenable_overrides(const Filter& filter, Apply apply = Apply::now);
+NATIVE_OPS_API size_t reenable_overrides(const Filter& filter, Apply apply = Apply::now);
 
 /// A graph, as handed to and returned by an ordering function.
 using Graph = std::vector<NodeInfo>;
 /// Returns the order for one graph, given in registration order. It may leave nodes out
 /// (they are dropped, not lost) and return [] to switch the op off; it must return only
 /// nodes of that graph, each at most once.
-using OrderingFn =
-    std::function<Graph(const std::string& op_symbol, c10::DispatchKey key, const Graph& graph)>;
+using OrderingFn = std::function<Graph(const std::string& op_symbol, c10::DispatchKey key, const Graph& graph)>;
 
 /// What applying an ordering function did.
 struct OrderingReport {
@@ -184,18 +184,18 @@ struct OrderingReport {
 };
 
 /// Sets the ordering function that init() applies; an empty one means registration order.
-void set_ordering_function(OrderingFn fn);
+NATIVE_OPS_API void set_ordering_function(OrderingFn fn);
 /// Re-applies the ordering function in force to every graph, starting from registration
 /// order each time. Invalid results are reported and logged; those graphs stay as they were.
-OrderingReport reregister_overrides(Apply apply = Apply::now);
+NATIVE_OPS_API OrderingReport reregister_overrides(Apply apply = Apply::now);
 /// Clears the ordering function: every graph goes back to registration order.
-OrderingReport reset_order(Apply apply = Apply::now);
+NATIVE_OPS_API OrderingReport reset_order(Apply apply = Apply::now);
 
 /// The order of one graph, as a policy sets it.
 struct GraphOrder {
   std::string op_symbol;
   c10::DispatchKey key = c10::DispatchKey::Undefined;
-  std::vector<std::string> order;                          // node ids, in routing order
+  std::vector<std::string> order;                            // node ids, in routing order
   std::vector<std::pair<std::string, std::string>> dropped;  // (node id, why it is left out)
 };
 
@@ -203,19 +203,19 @@ struct GraphOrder {
 /// not listed go back to registration order, and the ordering function is cleared.
 /// Everything is checked first (every graph and node must exist, no node twice): then
 /// every graph changes, or, on a native_ops::Error, none does. Returns how many changed.
-size_t set_graph_orders(const std::vector<GraphOrder>& orders, Apply apply = Apply::now);
+NATIVE_OPS_API size_t set_graph_orders(const std::vector<GraphOrder>& orders, Apply apply = Apply::now);
 
 /// Brings the dispatcher in line with the graphs after Apply::nodes_only changes.
-void sync_routers();
+NATIVE_OPS_API void sync_routers();
 
 /// Registers the built-in overrides and installs the routers of all graphs, once; later
 /// calls do nothing. Loads no DSL runtime and never initialises CUDA.
 /// NATIVE_OPS_DISABLE=1 or TORCH_DISABLE_NATIVE_JIT=1 turns native-ops off: nothing is
 /// registered or installed. Throws native_ops::Error, naming the variable, when an
 /// environment variable has a bad value; nothing is installed then.
-void init();
-bool is_initialized();
+NATIVE_OPS_API void init();
+NATIVE_OPS_API bool is_initialized();
 /// True when NATIVE_OPS_DISABLE or TORCH_DISABLE_NATIVE_JIT switched native-ops off.
-bool is_disabled();
+NATIVE_OPS_API bool is_disabled();
 
 }  // namespace native_ops

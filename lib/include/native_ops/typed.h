@@ -14,6 +14,7 @@
 
 #include <string>
 #include <utility>
+#include "native_ops/export.h"
 
 #include <torch/library.h>
 
@@ -40,8 +41,7 @@ struct TypedSignature<Ret(Args...)> {
 
   template <class Op>
   static Ret call_original(Args... args) {
-    static const c10::OperatorHandle op =
-        c10::Dispatcher::singleton().findSchemaOrThrow(Op::name, Op::overload_name);
+    static const c10::OperatorHandle op = c10::Dispatcher::singleton().findSchemaOrThrow(Op::name, Op::overload_name);
     const ActiveRoute& route = active_route_for(op);
     return route.router->original.template call<Ret, Args...>(route.router->op, route.keys,
                                                               std::forward<Args>(args)...);
@@ -49,7 +49,7 @@ struct TypedSignature<Ret(Args...)> {
 };
 
 /// "aten::add_" + "Tensor" -> "add_.Tensor"; "aten::bmm" + "" -> "bmm".
-std::string op_symbol_of(std::string_view qualified_name, std::string_view overload);
+NATIVE_OPS_API std::string op_symbol_of(std::string_view qualified_name, std::string_view overload);
 
 }  // namespace detail
 
@@ -64,8 +64,8 @@ using TypedImpl = typename detail::TypedSignature<typename Op::schema>::Impl;
 /// and refusals as the boxed register_op_override() in registry.h. Pass an empty cond
 /// (`{}`) with `Options::unconditional_override`.
 template <class Op>
-std::string register_op_override(std::string_view dsl, c10::DispatchKey dispatch_key,
-                                 TypedCond<Op> cond, TypedImpl<Op> impl, Options options = {}) {
+std::string register_op_override(std::string_view dsl, c10::DispatchKey dispatch_key, TypedCond<Op> cond,
+                                 TypedImpl<Op> impl, Options options = {}) {
   using Signature = detail::TypedSignature<typename Op::schema>;
   auto callables = std::make_unique<detail::TypedCallables<typename Op::schema>>();
   const bool has_cond = static_cast<bool>(cond);
@@ -73,9 +73,9 @@ std::string register_op_override(std::string_view dsl, c10::DispatchKey dispatch
   callables->impl = std::move(impl);
   const std::string_view qualified(Op::name);
   const std::string op_symbol = detail::op_symbol_of(qualified, Op::overload_name);
-  return detail::register_node(detail::NodeRequest{
-      dsl, qualified.substr(0, qualified.find("::")), op_symbol, dispatch_key, has_cond,
-      std::move(callables), &Signature::router_kernel, /*typed=*/true, std::move(options)});
+  return detail::register_node(detail::NodeRequest{dsl, qualified.substr(0, qualified.find("::")), op_symbol,
+                                                   dispatch_key, has_cond, std::move(callables),
+                                                   &Signature::router_kernel, /*typed=*/true, std::move(options)});
 }
 
 /// From inside an impl of `Op`: runs the kernel the router replaced, without re-entering
@@ -86,8 +86,7 @@ std::string register_op_override(std::string_view dsl, c10::DispatchKey dispatch
 ///   }
 template <class Op, class... A>
 decltype(auto) call_original(A&&... args) {
-  return detail::TypedSignature<typename Op::schema>::template call_original<Op>(
-      std::forward<A>(args)...);
+  return detail::TypedSignature<typename Op::schema>::template call_original<Op>(std::forward<A>(args)...);
 }
 
 }  // namespace native_ops

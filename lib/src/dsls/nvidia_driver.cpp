@@ -1,13 +1,13 @@
-#include "nvidia_driver.h"
+#include "dsls/nvidia_driver.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
-#include <iterator>
 #include <filesystem>
 #include <fstream>
-#include <vector>
-#include <cctype>
+#include <iterator>
 #include <sstream>
+#include <vector>
 
 namespace native_ops::builtin_dsls {
 
@@ -32,24 +32,6 @@ std::optional<std::string> read_driver_version() {
 }
 
 }  // namespace
-
-std::optional<std::string> nvidia_gpu_model() {
-  std::error_code ignored;
-  std::vector<std::filesystem::path> gpus;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc/driver/nvidia/gpus", ignored)) {
-    gpus.push_back(entry.path());
-  }
-  std::sort(gpus.begin(), gpus.end());  // by PCI bus id, the order CUDA_DEVICE_ORDER=PCI_BUS_ID uses
-  for (const auto& gpu : gpus) {
-    std::ifstream file(gpu / "information");
-    std::string line;
-    while (std::getline(file, line)) {
-      // "Model: 		 NVIDIA H200"
-      if (line.rfind("Model:", 0) == 0) return line.substr(line.find_first_not_of(" \t", 6));
-    }
-  }
-  return std::nullopt;
-}
 
 namespace {
 

@@ -18,9 +18,6 @@ std::optional<std::string> nvidia_driver_version();
 /// (LD_LIBRARY_PATH, ld.so.cache, the standard directories) without loading it.
 std::optional<std::string> nvidia_driver_library();
 
-/// The model of the first NVIDIA GPU ("NVIDIA H200"), from /proc; nullopt without one.
-std::optional<std::string> nvidia_gpu_model();
-
 /// A DSL of kernels launched through the NVIDIA driver. `built`: this build holds its
 /// kernels; `version`: what runtime_version() reports with the driver's version;
 /// `build_fix`: how to get a build that holds them.

@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include "native_ops/export.h"
 
 #include <torch/library.h>
 
@@ -29,6 +30,6 @@ struct NodeRequest {
 };
 
 /// Validates and records one node, and installs its router after init(); returns its id.
-std::string register_node(NodeRequest request);
+NATIVE_OPS_API std::string register_node(NodeRequest request);
 
 }  // namespace native_ops::detail

@@ -10,6 +10,7 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+#include "native_ops/export.h"
 
 #include <ATen/core/boxing/KernelFunction.h>
 #include <ATen/core/boxing/impl/make_boxed_from_unboxed_functor.h>
@@ -17,8 +18,8 @@
 #include <c10/macros/Macros.h>
 
 #include "native_ops/boxed.h"
-#include "native_ops/error.h"
 #include "native_ops/detail/thread_routing.h"
+#include "native_ops/error.h"
 #include "native_ops/log.h"
 
 namespace native_ops::detail {
@@ -119,24 +120,24 @@ struct RouterState {
   c10::OperatorHandle op;
   c10::DispatchKey key;
   uint32_t index;
-  std::string name;             // "aten::bmm @ CPU", for logs and errors
+  std::string name;              // "aten::bmm @ CPU", for logs and errors
   c10::KernelFunction original;  // what the router replaced, captured at install
   std::atomic<const RouteList*> routes{nullptr};
 };
 
 /// Whether a KernelUnavailable from `node`'s impl would be contained on this thread now:
 /// neither the node nor a StrictFailuresScope is strict.
-bool may_contain_kernel_failure(const ThreadRouting& t, const Node& node);
+NATIVE_OPS_API bool may_contain_kernel_failure(const ThreadRouting& t, const Node& node);
 /// A KernelUnavailable from `node`'s impl (faults.h): true when it is contained (the
 /// node is switched off, warned about once, and the call counted as a fall-through: the
 /// caller then runs the original kernel); false when it must reach the caller.
-bool contain_kernel_failure(ThreadRouting& t, const RouterState& router, const Node& node,
-                            const KernelUnavailable& failure);
+NATIVE_OPS_API bool contain_kernel_failure(ThreadRouting& t, const RouterState& router, const Node& node,
+                                           const KernelUnavailable& failure);
 /// Records a throwing cond (counted, warned once per node); returns false ("no match").
-bool cond_failed(const Node& node) noexcept;
+NATIVE_OPS_API bool cond_failed(const Node& node) noexcept;
 /// Rethrows the exception in flight with the node id and dsl attached.
-[[noreturn]] void rethrow_impl_error(const Node& node);
-void log_decision(const RouterState& router, const Node* node);
+[[noreturn]] NATIVE_OPS_API void rethrow_impl_error(const Node& node);
+NATIVE_OPS_API void log_decision(const RouterState& router, const Node* node);
 
 /// Runs the cond of `node`; a throw counts as "no match".
 template <class Cond, class... Args>
@@ -153,8 +154,8 @@ inline bool accepts(const Cond& cond, const Node& node, Args&&... args) {
 
 /// The hit path, kept out of line so that the fall-through path stays small.
 template <class Ret, class... Args>
-C10_NOINLINE Ret run_typed_impl(ThreadRouting& t, const RouterState& router, const Node& node,
-                                c10::DispatchKeySet keys, Args... args) {
+C10_NOINLINE Ret run_typed_impl(ThreadRouting& t, const RouterState& router, const Node& node, c10::DispatchKeySet keys,
+                                Args... args) {
   count(t, router.index, node.slot);
   if (log::debug_enabled()) {
     log_decision(router, &node);
@@ -194,7 +195,7 @@ C10_ALWAYS_INLINE Ret typed_route(const RouterState& router, c10::DispatchKeySet
   return router.original.template call<Ret, Args...>(router.op, keys, std::forward<Args>(args)...);
 }
 
-[[noreturn]] void throw_no_active_route(const c10::OperatorHandle& op);
+[[noreturn]] NATIVE_OPS_API void throw_no_active_route(const c10::OperatorHandle& op);
 
 /// The innermost override impl running on this thread for `op`; throws native_ops::Error
 /// when none is (call_original used outside an impl).

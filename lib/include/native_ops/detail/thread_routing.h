@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include "native_ops/export.h"
 
 #include <c10/core/DispatchKeySet.h>
 
@@ -39,17 +40,15 @@ struct ThreadRouting {
   uint64_t active_bits[kMaxRouters / 64];
   uint32_t strict_depth;  // > 0: kernel failures reach the caller whatever the settings
 
-  bool is_active(uint32_t router) const {
-    return (active_bits[router >> 6] >> (router & 63)) & 1u;
-  }
+  bool is_active(uint32_t router) const { return (active_bits[router >> 6] >> (router & 63)) & 1u; }
 };
 
 /// Zero-initialised and trivial. Declared with __thread rather than thread_local so that
 /// callers in other libraries skip the check for a dynamic initialiser on every access.
-extern __thread ThreadRouting tls_routing;
+extern NATIVE_OPS_API __thread ThreadRouting tls_routing;
 
 /// Allocates this thread's counter row for `router` (once per thread and router).
-std::atomic<uint64_t>* counter_row_slow(uint32_t router);
+NATIVE_OPS_API std::atomic<uint64_t>* counter_row_slow(uint32_t router);
 
 inline void count(ThreadRouting& t, uint32_t router, uint32_t slot) {
   std::atomic<uint64_t>* row = t.counters ? t.counters->rows[router] : nullptr;
@@ -77,7 +76,7 @@ class StrictFailuresScope {
 };
 
 /// Sum of one counter over every live thread and every thread that has exited.
-uint64_t counter_total(uint32_t router, uint32_t slot);
+NATIVE_OPS_API uint64_t counter_total(uint32_t router, uint32_t slot);
 
 /// Marks `router` active on this thread while an override impl runs (re-entrancy guard)
 /// and records the frame that call_original() reads.

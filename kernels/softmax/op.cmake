@@ -1,0 +1,6 @@
+# _softmax and _log_softmax over the last dimension.
+native_ops_op(softmax
+  CPP cpp.cpp
+  CUDA cuda.cpp cuda_kernels.cu
+  TRITON triton.cpp triton.py
+  OP_DB op_db.cpp)

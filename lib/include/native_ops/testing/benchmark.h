@@ -1,0 +1,99 @@
+#pragma once
+// Benchmarks of every override against the original kernel, on its op's benchmark
+// shapes (op database). `native-ops bench` runs these.
+//
+// For each node and each shape its cond accepts, three calls are timed: the original
+// kernel (routing bypassed), the node's impl alone (no dispatcher, no cond) and the routed
+// call (dispatcher, router, cond, impl). Shapes the cond declines are timed too where the
+// op database says the impl is still correct there (declined for speed), so a cond that
+// declines where its impl wins can be flagged.
+//
+// Method: warm-up, then rounds that run every variant in turn (rotating which goes first),
+// until a time budget and a minimum number of rounds are reached. On the CPU a round times
+// a batch of calls (at least 200 us) with a steady clock; on a GPU it times one call with
+// device events after overwriting a buffer larger than the L2 cache. Reported: medians
+// and quartiles over rounds; the speedup is the median of per-round ratios, with a 95%
+// distribution-free confidence interval. "fires where slower" needs the whole interval
+// below 0.98, "declines where faster" above 1.02.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+#include "native_ops/export.h"
+
+#include <c10/core/Device.h>
+
+namespace native_ops {
+
+/// Which overrides to benchmark, and how long; empty fields cover everything.
+struct BenchOptions {
+  std::string dsl;
+  std::string op_symbol;
+  std::vector<c10::DeviceType> devices;  // default: the devices of the nodes' keys
+  double seconds_per_case = 0.4;         // budget per (node, shape), all variants together
+  size_t min_rounds = 15;
+  size_t max_rounds = 400;
+};
+
+/// One variant's times over the rounds, per call, in nanoseconds.
+struct Timing {
+  double median_ns = 0;
+  double q1_ns = 0;
+  double q3_ns = 0;
+  size_t rounds = 0;
+  size_t calls_per_round = 0;
+  /// The interquartile range is over 10% of the median: treat differences with care.
+  bool noisy() const { return median_ns > 0 && (q3_ns - q1_ns) > 0.1 * median_ns; }
+};
+
+/// One override on one shape.
+struct BenchRow {
+  std::string node_id;
+  std::string dsl;
+  std::string op_symbol;
+  std::string device;  // "cpu", "cuda:0"
+  std::string shape;
+  bool accepted = false;       // its cond accepts the shape (the routed call fires it)
+  std::string decline_reason;  // why not, when it does not
+  bool timed = false;          // false: declined and the impl is not known to be correct there
+  Timing original;             // the original kernel (on a GPU: device time, L2 flushed)
+  Timing impl;                 // the impl alone
+  Timing routed;               // the routed call; empty for declined shapes
+  double bytes = 0;            // from the op database's cost model
+  double flops = 0;
+  double original_gbps = 0;
+  double override_gbps = 0;  // of the routed call when accepted, of the impl when declined
+  double copy_fraction = 0;  // override_gbps / the device's copy bandwidth
+  double speedup = 0;        // original / override: > 1 means the override is faster
+  double speedup_low = 0;    // 95% confidence interval of the speedup
+  double speedup_high = 0;
+  double host_overhead_ns = 0;     // routed - impl, host time: what the dispatcher, router and cond add
+  double host_overhead_low = 0;    //   (median of paired rounds) and its 95% interval: an interval
+  double host_overhead_high = 0;   //   that holds 0 means the overhead drowns in the kernel's noise
+  double host_original_ns = 0;     // host time per call of aten's call and of the routed call: on a
+  double host_routed_ns = 0;       //   GPU the launch cost (calls return once queued), on the CPU all of it
+  std::vector<std::string> flags;  // "fires where slower", "declines where faster", "noisy"
+};
+
+/// The machine a run measured.
+struct BenchDevice {
+  std::string device;    // "cpu", "cuda:0"
+  std::string name;      // "NVIDIA H200", the CPU model
+  double copy_gbps = 0;  // measured at the start of the run: read + write of a large copy
+  int threads = 0;       // CPU: intra-op threads
+};
+
+struct BenchReport {
+  std::vector<BenchDevice> devices;
+  std::vector<BenchRow> rows;
+};
+
+/// Called before each (node, shape) case: its index, the number of cases, and which.
+using BenchProgress = std::function<void(size_t done, size_t total, const std::string& what)>;
+
+/// Runs the benchmarks. Throws native_ops::Error for a dsl or op that names nothing
+/// registered, or a device this process cannot use. Requires init().
+NATIVE_OPS_API BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& progress = {});
+
+}  // namespace native_ops

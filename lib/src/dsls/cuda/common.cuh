@@ -1,0 +1,58 @@
+#pragma once
+// Shared by the cuda DSL's kernels: element conversions and 16-byte vector access.
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "dsls/cuda/abi.h"
+
+namespace native_ops::cuda {
+
+__device__ __forceinline__ float to_float(float x) { return x; }
+__device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
+// Volatile, so that the compiler converts again at each use instead of keeping a row's
+// worth of converted floats alive: a bf16 row held in registers otherwise takes 80
+// registers a thread where a float16 one takes 48 (float16's conversion is an instruction
+// the compiler already repeats), which halves the blocks an SM holds.
+__device__ __forceinline__ float to_float(__nv_bfloat16 x) {
+  float result;
+  asm volatile("mov.b32 %0, {%1, %2};"
+               : "=f"(result)
+               : "h"(static_cast<unsigned short>(0)), "h"(__bfloat16_as_ushort(x)));
+  return result;
+}
+
+template <class T>
+__device__ __forceinline__ T from_float(float x);
+template <>
+__device__ __forceinline__ float from_float<float>(float x) {
+  return x;
+}
+template <>
+__device__ __forceinline__ __half from_float<__half>(float x) {
+  return __float2half_rn(x);
+}
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
+  return __float2bfloat16_rn(x);
+}
+
+/// VEC elements of T in one aligned 16-byte (or smaller) access.
+template <class T, int VEC>
+struct alignas(sizeof(T) * VEC) Vec {
+  T v[VEC];
+};
+
+/// Calls `launch.template operator()<T>()` with T the element type of `dtype`.
+template <class Launch>
+int dispatch_dtype(int dtype, Launch&& launch) {
+  switch (dtype) {
+    case kNativeOpsFloat32: return launch(float{});
+    case kNativeOpsFloat16: return launch(__half{});
+    case kNativeOpsBFloat16: return launch(__nv_bfloat16{});
+    default: return static_cast<int>(cudaErrorInvalidValue);
+  }
+}
+
+}  // namespace native_ops::cuda

@@ -1,0 +1,305 @@
+#pragma once
+// The row holders of the row kernels (../rows.cuh): how a thread holds its elements of a
+// row (registers, shared memory, or not at all) behind one interface.
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include "dsls/cuda/common.cuh"
+
+namespace native_ops::cuda {
+
+/// Converts a vector to float, lets g rewrite it and writes it back as T.
+template <class T, int VEC, class G>
+__device__ __forceinline__ void store_vector(T* y, int64_t c, const Vec<T, VEC>& in, G& g) {
+  float vals[VEC];
+#pragma unroll
+  for (int k = 0; k < VEC; ++k) vals[k] = to_float(in.v[k]);
+  g(c, vals);
+  Vec<T, VEC> out;
+#pragma unroll
+  for (int k = 0; k < VEC; ++k) out.v[k] = from_float<T>(vals[k]);
+  if constexpr (sizeof(out) == 16) {
+    // One 128-bit store, spelled out: a plain 16-byte assignment came out of the compiler
+    // as 2- and 4-byte stores in some kernels (docs/design/cuda-rows.md).
+    uint4 raw;
+    memcpy(&raw, &out, sizeof(raw));
+    __stwb(reinterpret_cast<uint4*>(y + c), raw);
+  } else {
+    *reinterpret_cast<Vec<T, VEC>*>(y + c) = out;
+  }
+}
+
+/// The 32-bit shared-memory address of p (a pointer into the block's shared memory), as
+/// the asm below takes it.
+__device__ __forceinline__ uint32_t shared_address(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+/// The interface of a row holder, for a thread that holds elements of one row:
+///   for_each(f)    calls f(x) for each element it holds, x as float;
+///   store(y, g)    for each of its vectors at column c: vals[k] = float of the element,
+///                  g(c, vals) rewrites vals, and the vector is written to y + c;
+///   kOnChip        false when each pass re-reads the row from memory;
+///   kMomentsAtOnce true when every thread holds the same count of the row's elements and
+///                  the reduce takes float2 pairs, so that a norm may combine each thread's
+///                  mean and variance in one reduction (MeanVariance) instead of two.
+/// A RegisterRow holds the columns [begin, end) of a row (a cluster block's slice, or all
+/// of it); its thread's i-th vector starts at column begin + (i * ROW_THREADS + t) * VEC.
+/// FULL: the columns fill every vector of every thread, so no column needs its bounds check.
+template <class T, int VEC, int ROW_THREADS, int MAX_VECS, bool FULL = false>
+struct RegisterRow {
+  static constexpr bool kOnChip = true;
+  static constexpr bool kMomentsAtOnce = false;
+  static constexpr bool kColumnsInShared = false;  // see load_column()
+  Vec<T, VEC> v[MAX_VECS];
+  int64_t first;  // column of the thread's first vector
+  int64_t end;
+
+  __device__ __forceinline__ RegisterRow(const T* x, int t, int64_t begin, int64_t row_end)
+      : first(begin + int64_t{t} * VEC), end(row_end) {
+#pragma unroll
+    for (int i = 0; i < MAX_VECS; ++i) {  // every load issued before the first use
+      const int64_t c = column(i);
+      if (FULL || c < end) v[i] = *reinterpret_cast<const Vec<T, VEC>*>(x + c);
+    }
+  }
+  /// The same columns, read from `slice`: a copy of the columns [begin, row_end) (a staging
+  /// buffer in shared memory).
+  struct FromSlice {};
+  __device__ __forceinline__ RegisterRow(FromSlice, const T* slice, int t, int64_t begin, int64_t row_end)
+      : first(begin + int64_t{t} * VEC), end(row_end) {
+    const auto* vectors = reinterpret_cast<const Vec<T, VEC>*>(slice);
+#pragma unroll
+    for (int i = 0; i < MAX_VECS; ++i) {
+      if (FULL || column(i) < end) v[i] = vectors[i * ROW_THREADS + t];
+    }
+  }
+  __device__ __forceinline__ int64_t column(int i) const { return first + int64_t{i} * ROW_THREADS * VEC; }
+
+  template <class F>
+  __device__ __forceinline__ void for_each(F f) const {
+#pragma unroll
+    for (int i = 0; i < MAX_VECS; ++i) {
+      if (!FULL && column(i) >= end) continue;
+#pragma unroll
+      for (int k = 0; k < VEC; ++k) f(to_float(v[i].v[k]));
+    }
+  }
+
+  template <class G>
+  __device__ __forceinline__ void store(T* y, G g) const {
+#pragma unroll
+    for (int i = 0; i < MAX_VECS; ++i) {
+      const int64_t c = column(i);
+      if (!FULL && c >= end) continue;
+      store_vector(y, c, v[i], g);
+    }
+  }
+};
+
+/// The columns [begin, end) of a row (a cluster block's slice): the thread's first NEAR
+/// vectors in registers (a RegisterRow of the first ROW_THREADS * NEAR vectors), its next
+/// FAR in the block's shared memory, copied there by cp.async without passing through
+/// registers. Each thread reads back only the vectors it copied, so no barrier is needed.
+/// FULL as for RegisterRow: the columns fill every vector (full slices skip the checks:
+/// float32 [1024,65536] softmax on the H200, 143.7 -> 137.8 us).
+template <class T, int VEC, int ROW_THREADS, int NEAR, int FAR, bool FULL = false>
+struct SplitRow {
+  static constexpr bool kOnChip = true;
+  static constexpr bool kMomentsAtOnce = false;
+  static constexpr bool kColumnsInShared = false;
+  static constexpr size_t kSharedBytes = size_t{ROW_THREADS} * FAR * sizeof(Vec<T, VEC>);
+  RegisterRow<T, VEC, ROW_THREADS, NEAR, FULL> near;
+  const Vec<T, VEC>* far;  // the thread's first vector in shared memory; the next ROW_THREADS on
+  int64_t far_first;       // its column
+  int64_t end;
+
+  __device__ __forceinline__ SplitRow(const T* x, int t, int64_t begin, int64_t row_end, Vec<T, VEC>* shared)
+      : near(x, t, begin, min(row_end, begin + int64_t{ROW_THREADS} * NEAR * VEC)),
+        far(shared + t),
+        far_first(begin + int64_t{ROW_THREADS} * NEAR * VEC + int64_t{t} * VEC),
+        end(row_end) {
+    static_assert(FAR == 0 || sizeof(Vec<T, VEC>) == 16, "cp.async.cg copies 16 bytes");
+#pragma unroll
+    for (int i = 0; i < FAR; ++i) {
+      const int64_t c = column(i);
+      if (!FULL && c >= end) continue;
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+      asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(shared_address(far + i * ROW_THREADS)), "l"(x + c)
+                   : "memory");
+#else
+      const_cast<Vec<T, VEC>*>(far)[i * ROW_THREADS] = *reinterpret_cast<const Vec<T, VEC>*>(x + c);
+#endif
+    }
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    if constexpr (FAR > 0) asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+  }
+  __device__ __forceinline__ int64_t column(int i) const { return far_first + int64_t{i} * ROW_THREADS * VEC; }
+
+  template <class F>
+  __device__ __forceinline__ void for_each(F f) const {
+    near.for_each(f);
+#pragma unroll
+    for (int i = 0; i < FAR; ++i) {
+      if (!FULL && column(i) >= end) continue;
+      const Vec<T, VEC> v = far[i * ROW_THREADS];
+#pragma unroll
+      for (int k = 0; k < VEC; ++k) f(to_float(v.v[k]));
+    }
+  }
+
+  template <class G>
+  __device__ __forceinline__ void store(T* y, G g) const {
+    near.store(y, g);
+#pragma unroll
+    for (int i = 0; i < FAR; ++i) {
+      const int64_t c = column(i);
+      if (!FULL && c >= end) continue;
+      store_vector(y, c, far[i * ROW_THREADS], g);
+    }
+  }
+};
+
+/// The VEC elements of `values` (may be null: then `fallback`) at column c, as floats.
+template <class T, int VEC>
+__device__ __forceinline__ void load_floats(const T* values, int64_t c, float (&out)[VEC], float fallback) {
+  if (values == nullptr) {
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) out[k] = fallback;
+    return;
+  }
+  const Vec<T, VEC> v = *reinterpret_cast<const Vec<T, VEC>*>(values + c);
+#pragma unroll
+  for (int k = 0; k < VEC; ++k) out[k] = to_float(v.v[k]);
+}
+
+/// A block's copy of its slice of the op's column operands in shared memory, laid out as
+/// its thread t's vectors: operand k's vector i of a thread is ROW_THREADS * (k * MAX_VECS +
+/// i) + t (a contiguous copy of each operand's slice).
+template <class T, int VEC, int ROW_THREADS, int MAX_VECS>
+struct SharedColumns {
+  const Vec<T, VEC>* columns;  // the thread's copy of operand 0's vector 0
+
+  /// Operand k (`values` in memory, or null: `fallback`) at column c, the thread's vector
+  /// that starts `first` columns in.
+  __device__ __forceinline__ void load(int k, const T* values, int64_t c, int64_t first, float (&out)[VEC],
+                                       float fallback) const {
+    if (values == nullptr) {
+      load_floats(values, c, out, fallback);
+      return;
+    }
+    const auto i = static_cast<int>((c - first) / (ROW_THREADS * VEC));
+    const Vec<T, VEC> v = columns[(k * MAX_VECS + i) * ROW_THREADS];
+#pragma unroll
+    for (int e = 0; e < VEC; ++e) out[e] = to_float(v.v[e]);
+  }
+};
+
+/// Reads the VEC floats at column c of the op's column operand k (`values`: a vector of
+/// `width` elements that every row reads whole in its writing pass, such as a norm's weight;
+/// null: `fallback`) for a thread of `row`: from memory, except where the holder keeps a
+/// copy in shared memory (kColumnsInShared: SharedColumnsRow and StagedRow, below).
+template <class Row, class T, int VEC>
+__device__ __forceinline__ void load_column(const Row& row, int k, const T* values, int64_t c, float (&out)[VEC],
+                                            float fallback) {
+  if constexpr (Row::kColumnsInShared) {
+    row.shared_columns.load(k, values, c, row.first, out, fallback);
+  } else {
+    load_floats(values, c, out, fallback);
+  }
+}
+
+/// A cluster block's slice of one of the ROWS rows it holds (ROWS groups of ROW_THREADS
+/// threads, one row each, over the same columns), in registers as a RegisterRow, with the
+/// slice of the op's OPERANDS column operands copied into the block's shared memory once
+/// for all ROWS rows: group g copies every ROWS-th vector from the g-th, by cp.async. (Every
+/// row reads the whole weight: at bf16 [1024,65536] as many bytes as the row itself.)
+/// store() waits for the copies and is a block barrier: every thread calls it exactly once.
+template <class T, int VEC, int ROW_THREADS, int MAX_VECS, int ROWS, int OPERANDS, bool FULL = false>
+struct SharedColumnsRow : RegisterRow<T, VEC, ROW_THREADS, MAX_VECS, FULL> {
+  using Held = RegisterRow<T, VEC, ROW_THREADS, MAX_VECS, FULL>;
+  static constexpr bool kColumnsInShared = true;
+  static constexpr size_t kSharedBytes = size_t{OPERANDS} * MAX_VECS * ROW_THREADS * sizeof(Vec<T, VEC>);
+  SharedColumns<T, VEC, ROW_THREADS, MAX_VECS> shared_columns;
+
+  template <class Op>
+  __device__ __forceinline__ SharedColumnsRow(const T* x, int t, int group, int64_t begin, int64_t row_end,
+                                              const Op& op, Vec<T, VEC>* shared)
+      : Held(x, t, begin, row_end), shared_columns{shared + t} {
+    static_assert(sizeof(Vec<T, VEC>) == 16, "cp.async.cg copies 16 bytes");
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+#pragma unroll
+    for (int k = 0; k < OPERANDS; ++k) {
+      const T* values = op.column_operand(k);
+      if (values == nullptr) continue;
+#pragma unroll
+      for (int i = 0; i < MAX_VECS; ++i) {
+        const int64_t c = this->column(i);
+        if (i % ROWS != group || (!FULL && c >= row_end)) continue;
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(
+                         shared_address(shared + (k * MAX_VECS + i) * ROW_THREADS + t)),
+                     "l"(values + c)
+                     : "memory");
+      }
+    }
+#endif
+  }
+
+  template <class G>
+  __device__ __forceinline__ void store(T* y, G g) const {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+    asm volatile("cp.async.wait_all;" ::: "memory");
+#endif
+    __syncthreads();  // the other groups' copies too
+    Held::store(y, g);
+  }
+};
+
+/// A persistent cluster block's slice of a row, copied into registers from its staging
+/// buffer, beside the block's copy of the slice of the op's column operands (which stays in
+/// shared memory for all the block's rows). Every column of the slice is held, and its
+/// exchange takes pairs: layer norm's one reduction a row (bf16 [1024,65536] on the H200,
+/// prototype: 76.6-77.4 -> 74.6-76.5 us; the one-row-a-cluster kernels, under their 16-bit
+/// register cap, spilled with it: 82.3 -> 130.7).
+template <class T, int VEC, int ROW_THREADS, int MAX_VECS>
+struct StagedRow : RegisterRow<T, VEC, ROW_THREADS, MAX_VECS, true> {
+  using Held = RegisterRow<T, VEC, ROW_THREADS, MAX_VECS, true>;
+  static constexpr bool kColumnsInShared = true;
+  static constexpr bool kMomentsAtOnce = true;
+  SharedColumns<T, VEC, ROW_THREADS, MAX_VECS> shared_columns;
+
+  __device__ __forceinline__ StagedRow(const T* staged, int t, int64_t begin, const Vec<T, VEC>* columns)
+      : Held(typename Held::FromSlice{}, staged, t, begin, begin + int64_t{ROW_THREADS} * MAX_VECS * VEC),
+        shared_columns{columns + t} {}
+};
+
+/// A row left in device memory: every pass reads it again.
+template <class T, int VEC, int ROW_THREADS>
+struct MemoryRow {
+  static constexpr bool kOnChip = false;
+  static constexpr bool kMomentsAtOnce = false;
+  static constexpr bool kColumnsInShared = false;
+  const Vec<T, VEC>* vectors;
+  int t;
+  int64_t count;
+
+  __device__ __forceinline__ MemoryRow(const T* x, int thread, int64_t width)
+      : vectors(reinterpret_cast<const Vec<T, VEC>*>(x)), t(thread), count(width / VEC) {}
+
+  template <class F>
+  __device__ __forceinline__ void for_each(F f) const {
+    for (int64_t i = t; i < count; i += ROW_THREADS) {
+      const Vec<T, VEC> v = vectors[i];
+#pragma unroll
+      for (int k = 0; k < VEC; ++k) f(to_float(v.v[k]));
+    }
+  }
+
+  template <class G>
+  __device__ __forceinline__ void store(T* y, G g) const {
+    for (int64_t i = t; i < count; i += ROW_THREADS) store_vector(y, i * VEC, vectors[i], g);
+  }
+};
+
+}  // namespace native_ops::cuda

@@ -1,0 +1,88 @@
+#include <dlfcn.h>
+
+#include <filesystem>
+#include <mutex>
+#include <set>
+
+#include "native_ops/error.h"
+#include "native_ops/log.h"
+#include "native_ops/plugin.h"
+#include "runtime/origin.h"
+
+namespace native_ops {
+
+namespace {
+
+// Libraries of code are loaded from the path given, never searched for: a bare name would
+// make dlopen search the library path, and canonical() the current directory.
+void require_explicit_path(const std::string& path, const std::string& what) {
+  if (path.find('/') == std::string::npos) {
+    throw Error(what + " " + path + ": give its path (absolute, or ./" + path +
+                " for the current directory): libraries are never searched for");
+  }
+}
+
+}  // namespace
+
+void load_plugin(const std::string& path) {
+  require_explicit_path(path, "plugin");
+  static std::mutex mutex;
+  static std::set<std::string> loaded;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::error_code error;
+  const std::string canonical = std::filesystem::canonical(path, error).string();
+  if (error) {
+    throw Error("plugin " + path + ": no such file; give the path of a shared library built with NATIVE_OPS_PLUGIN");
+  }
+  if (loaded.count(canonical)) return;
+
+  // RTLD_LOCAL: a plugin's own symbols cannot interpose on another's.
+  void* handle = dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    throw Error("plugin " + path + " cannot be loaded: " + dlerror());
+  }
+  const auto abi = reinterpret_cast<int (*)()>(dlsym(handle, "native_ops_plugin_abi"));
+  const auto register_overrides = reinterpret_cast<void (*)()>(dlsym(handle, "native_ops_plugin_register"));
+  if (abi == nullptr || register_overrides == nullptr) {
+    dlclose(handle);
+    throw Error("plugin " + path +
+                " is not a native-ops plugin: it defines no NATIVE_OPS_PLUGIN entry points (see native_ops/plugin.h)");
+  }
+  if (abi() != NATIVE_OPS_PLUGIN_ABI) {
+    const int wanted = abi();
+    dlclose(handle);
+    throw Error("plugin " + path + " was built for plugin ABI " + std::to_string(wanted) + ", this native-ops has " +
+                std::to_string(NATIVE_OPS_PLUGIN_ABI) + ": rebuild it against this native-ops");
+  }
+  // From here the library stays loaded: its conds and impls are referenced by nodes.
+  loaded.insert(canonical);
+  detail::OriginScope origin(canonical);
+  try {
+    register_overrides();
+  } catch (const std::exception& e) {
+    detail::make_origin_unavailable(canonical, std::string("its plugin failed to register: ") + e.what());
+    throw Error("plugin " + path + " failed to register its overrides: " + e.what());
+  }
+  log::info("plugin loaded: " + canonical);
+}
+
+OrderingFn load_ordering_function(const std::string& library_and_symbol) {
+  const size_t colon = library_and_symbol.rfind(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == library_and_symbol.size()) {
+    throw Error("'" + library_and_symbol + "' is not LIB.so:symbol");
+  }
+  const std::string library = library_and_symbol.substr(0, colon);
+  const std::string symbol = library_and_symbol.substr(colon + 1);
+  require_explicit_path(library, "ordering function library");
+  void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) throw Error("cannot load " + library + ": " + dlerror());
+  const auto function = reinterpret_cast<OrderingFunctionPointer>(dlsym(handle, symbol.c_str()));
+  if (function == nullptr) {
+    dlclose(handle);
+    throw Error(library + " defines no symbol " + symbol + ": export the ordering function as extern \"C\"");
+  }
+  // The library stays loaded: the ordering function lives in it.
+  return function;
+}
+
+}  // namespace native_ops

@@ -1,0 +1,255 @@
+// Benchmarks of overrides against the original kernel. See benchmark.h for the method.
+#include "native_ops/testing/benchmark.h"
+#include "native_ops/detail/thread_routing.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+
+#include "native_ops/error.h"
+#include "native_ops/node_access.h"
+#include "native_ops/testing/conformance.h"
+#include "native_ops/testing/op_db.h"
+#include "testing/bench_clock.h"
+
+namespace native_ops {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A flag needs the whole 95% interval past parity by this much: differences of a percent
+// or two are within what a shared machine's drift does to paired rounds.
+constexpr double kFlagMargin = 0.02;
+
+struct Variant {
+  std::function<void()> call;
+  std::vector<double> ns;  // per call, one value per round
+};
+
+double quantile(std::vector<double> values, double q) {
+  std::sort(values.begin(), values.end());
+  const double position = q * (values.size() - 1);
+  const size_t below = static_cast<size_t>(position);
+  const size_t above = std::min(below + 1, values.size() - 1);
+  return values[below] + (position - below) * (values[above] - values[below]);
+}
+
+Timing summarize(const Variant& variant, size_t calls_per_round) {
+  Timing timing;
+  if (variant.ns.empty()) return timing;
+  timing.median_ns = quantile(variant.ns, 0.5);
+  timing.q1_ns = quantile(variant.ns, 0.25);
+  timing.q3_ns = quantile(variant.ns, 0.75);
+  timing.rounds = variant.ns.size();
+  timing.calls_per_round = calls_per_round;
+  return timing;
+}
+
+struct Interval {
+  double median = 0;
+  double low = 0;
+  double high = 0;
+};
+
+// The median of per-round values and its 95% distribution-free confidence interval: the
+// order statistics n/2 -+ 0.98 sqrt(n) (the binomial interval of the median).
+Interval median_with_interval(std::vector<double> values) {
+  if (values.empty()) return {};
+  std::sort(values.begin(), values.end());
+  const double n = static_cast<double>(values.size());
+  const double half_width = 0.98 * std::sqrt(n);
+  const auto at = [&](double index) { return values[static_cast<size_t>(std::clamp(index, 0.0, n - 1))]; };
+  return {quantile(values, 0.5), at(std::floor(n / 2 - half_width)), at(std::ceil(n / 2 + half_width) - 1)};
+}
+
+// Per-round a / b (ratio) or a - b (difference) of two variants timed in the same rounds.
+Interval paired(const std::vector<double>& a, const std::vector<double>& b, bool ratio) {
+  std::vector<double> values;
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) values.push_back(ratio ? a[i] / b[i] : a[i] - b[i]);
+  return median_with_interval(std::move(values));
+}
+
+// Warm-up, then rounds of every variant in turn until the budget and the minimum are met.
+size_t measure(detail::BenchClock& clock, std::vector<Variant*> variants, const BenchOptions& options) {
+  double slowest = 0;
+  for (Variant* variant : variants) {
+    for (int i = 0; i < 3; ++i) variant->call();
+    clock.synchronize();
+    slowest = std::max(slowest, clock.time_per_call(variant->call, 1));
+  }
+  const size_t calls = clock.calls_per_round(slowest);
+  const auto start = Clock::now();
+  for (size_t round = 0; round < options.max_rounds; ++round) {
+    for (size_t i = 0; i < variants.size(); ++i) {
+      Variant& variant = *variants[(round + i) % variants.size()];  // rotate who goes first
+      variant.ns.push_back(clock.time_per_call(variant.call, calls));
+    }
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    if (round + 1 >= options.min_rounds && elapsed >= options.seconds_per_case) break;
+  }
+  return calls;
+}
+
+struct HostTimes {
+  Interval overhead;  // routed - impl
+  double original_ns = 0;
+  double routed_ns = 0;
+};
+
+// Host time per call of the three variants in interleaved rounds: on a GPU a call returns
+// once its kernels are queued, so this is what the caller's thread spends on it.
+HostTimes host_times(detail::BenchClock& clock, const Variant& original, const Variant& routed, const Variant& impl) {
+  std::vector<double> original_ns, routed_ns, impl_ns;
+  for (int round = 0; round < 31; ++round) {
+    original_ns.push_back(clock.host_time_per_call(original.call, 20));
+    routed_ns.push_back(clock.host_time_per_call(routed.call, 20));
+    impl_ns.push_back(clock.host_time_per_call(impl.call, 20));
+  }
+  return {paired(routed_ns, impl_ns, /*ratio=*/false), quantile(original_ns, 0.5), quantile(routed_ns, 0.5)};
+}
+
+struct BenchCaseRef {
+  SweepUnit unit;
+  NodeHandle node;
+  OpEntry entry;
+  BenchCase bench;
+};
+
+// A row for `unit`, not yet measured.
+BenchRow row_for(const SweepUnit& unit) {
+  BenchRow row;
+  row.node_id = unit.node_id;
+  row.dsl = unit.dsl;
+  row.op_symbol = unit.op_symbol;
+  row.device = unit.target().str();
+  return row;
+}
+
+}  // namespace
+
+BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& progress) {
+  const detail::StrictFailuresScope strict;  // a fallback would time aten, not the override
+  SweepOptions selection;
+  selection.dsl = options.dsl;
+  selection.op_symbol = options.op_symbol;
+  selection.devices = options.devices;
+  const std::vector<SweepUnit> units = plan_sweep(selection);
+
+  BenchReport report;
+  std::map<std::string, std::unique_ptr<detail::BenchClock>> clocks;
+  std::map<std::string, double> copy_gbps;
+  std::vector<BenchCaseRef> cases;
+  for (const SweepUnit& unit : units) {
+    const c10::Device device = unit.target();
+    // A node that cannot run here gets one row that says why.
+    std::string cannot_run;
+    NodeHandle node;
+    try {
+      node = find_node_handle(unit.node_id);
+      if (unit.device == c10::DeviceType::CUDA && !at::hasCUDA()) cannot_run = "this process sees no CUDA device";
+    } catch (const Error& e) {
+      cannot_run = e.what();
+    }
+    if (!cannot_run.empty()) {
+      BenchRow row = row_for(unit);
+      row.decline_reason = "not run: " + cannot_run;
+      report.rows.push_back(row);
+      continue;
+    }
+    if (!clocks.count(device.str())) {
+      auto clock = detail::BenchClock::for_device(device);
+      BenchDevice info{device.str(), clock->device_name(), clock->copy_gbps(),
+                       device.is_cpu() ? at::get_num_threads() : 0};
+      copy_gbps[device.str()] = info.copy_gbps;
+      report.devices.push_back(info);
+      clocks[device.str()] = std::move(clock);
+    }
+    for (const OpEntry& entry : op_entries_for(unit.op_symbol, unit.dsl)) {
+      if (std::find(entry.devices.begin(), entry.devices.end(), unit.device) == entry.devices.end()) continue;
+      for (const BenchCase& bench : entry.bench_cases(device)) cases.push_back({unit, node, entry, bench});
+    }
+  }
+
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const auto& [unit, node, entry, bench] = cases[i];
+    if (progress) progress(i, cases.size(), unit.node_id + " " + bench.shape);
+    const c10::Device device = unit.target();
+    detail::BenchClock& clock = *clocks.at(device.str());
+    BenchRow row = row_for(unit);
+    row.shape = bench.shape;
+
+    const torch::jit::Stack arguments = bench.make_arguments();
+    const Cost cost = entry.cost(arguments);
+    row.bytes = cost.bytes;
+    row.flops = cost.flops;
+    const CondDecision decision = check_node(node, arguments);
+    row.accepted = decision.accepted;
+    row.decline_reason = decision.reason;
+    const bool impl_correct = std::find(bench.impl_correct_for.begin(), bench.impl_correct_for.end(), unit.node_id) !=
+                              bench.impl_correct_for.end();
+    if (!row.accepted && !impl_correct) {
+      report.rows.push_back(row);  // declined, and the impl may be wrong there: nothing to time
+      continue;
+    }
+
+    const c10::OperatorHandle op = node.op();
+    SoloRoute solo(node);
+    Variant original{[&] {
+                       torch::jit::Stack stack = arguments;
+                       BypassRouting bypass;
+                       op.callBoxed(stack);
+                     },
+                     {}};
+    Variant impl{[&] {
+                   torch::jit::Stack stack = arguments;
+                   solo.run_impl(stack);
+                 },
+                 {}};
+    Variant routed{[&] {
+                     torch::jit::Stack stack = arguments;
+                     op.callBoxed(stack);
+                   },
+                   {}};
+    std::vector<Variant*> variants = {&original, &impl};
+    if (row.accepted) variants.push_back(&routed);
+    const size_t calls = measure(clock, variants, options);
+    row.timed = true;
+    row.original = summarize(original, calls);
+    row.impl = summarize(impl, calls);
+    row.routed = summarize(routed, calls);
+
+    const Timing& override_timing = row.accepted ? row.routed : row.impl;
+    const Interval speedup = paired(original.ns, (row.accepted ? routed : impl).ns, /*ratio=*/true);
+    row.speedup = speedup.median;
+    row.speedup_low = speedup.low;
+    row.speedup_high = speedup.high;
+    row.original_gbps = row.bytes / row.original.median_ns;
+    row.override_gbps = row.bytes / override_timing.median_ns;
+    row.copy_fraction = row.override_gbps / copy_gbps.at(device.str());
+    if (row.accepted) {
+      // On the CPU a call's host time is its whole time, already measured.
+      const HostTimes host = device.is_cpu() ? HostTimes{paired(routed.ns, impl.ns, /*ratio=*/false),
+                                                         row.original.median_ns, row.routed.median_ns}
+                                             : host_times(clock, original, routed, impl);
+      row.host_overhead_ns = host.overhead.median;
+      row.host_overhead_low = host.overhead.low;
+      row.host_overhead_high = host.overhead.high;
+      row.host_original_ns = host.original_ns;
+      row.host_routed_ns = host.routed_ns;
+      if (row.speedup_high < 1 - kFlagMargin) row.flags.push_back("fires where slower");
+    } else if (row.speedup_low > 1 + kFlagMargin) {
+      row.flags.push_back("declines where faster");
+    }
+    if (row.original.noisy() || override_timing.noisy()) row.flags.push_back("noisy");
+    report.rows.push_back(std::move(row));
+  }
+  if (progress) progress(cases.size(), cases.size(), "done");
+  return report;
+}
+
+}  // namespace native_ops

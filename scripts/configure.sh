@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# configure.sh PRESET [CMAKE ARGS...]: configures the CMake preset PRESET (CMakePresets.json)
+# against the libtorch that scripts/setup.sh chose (build/setup.env), with Ninja when it is
+# installed, and logs to <binary dir>.configure.log. The other scripts call it.
+set -euo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+preset=$1
+shift
+env_file="$root/build/setup.env"
+[ -f "$env_file" ] || { echo "[configure] error: $env_file is missing: run scripts/setup.sh first" >&2; exit 1; }
+# shellcheck source=/dev/null
+source "$env_file"
+case "$preset" in
+  release) dir=build ;;
+  *) dir="build-$preset" ;;
+esac
+args=(--preset "$preset")
+[ -n "$TORCH_DIR" ] && args+=(-DTorch_DIR="$TORCH_DIR")
+[ -n "$PYTHON" ] && args+=(-DNATIVE_OPS_PYTHON="$PYTHON")
+if [ ! -f "$root/$dir/CMakeCache.txt" ] && command -v ninja >/dev/null; then
+  args+=(-G Ninja)
+fi
+(cd "$root" && cmake "${args[@]}" "$@") >"$root/$dir.configure.log" 2>&1 || { cat "$root/$dir.configure.log" >&2; exit 1; }
+grep -E '^-- native-ops' "$root/$dir.configure.log" || true
