@@ -40,10 +40,8 @@ __device__ __forceinline__ Vec<T, VEC> scaled(T scale, const Vec<T, VEC>& m) {
 // vectors of a row. Blocks run through one batch entry's tiles, row tiles first (x is the
 // column block * row_tiles + the row tile), before the next entry's (z, and a loop past
 // 65535 entries), so that the writes in flight at any time cover a few MB of the output
-// rather than a slice of every row of it. Measured on the H200 (docs/BENCHMARKS.md), bf16
-// (64,1024,1)x(64,1,1024): 40.1 us for blocks of 32 whole rows, whose ragged-column loop
-// indexed the slice of m at run time and so kept it in local memory; 36.5 us for these tiles
-// (Triton's 33.6); 37.9 us with streaming stores (st.global.cs).
+// rather than a slice of every row of it. Blocks of whole rows, and streaming stores, ran
+// slower (docs/design/history.md).
 template <class T, int VEC>
 __global__ void __launch_bounds__(kThreads)
     outer_product(const T* __restrict__ a, int64_t a_batch_stride, int64_t a_row_stride, const T* __restrict__ m,
@@ -97,9 +95,7 @@ __global__ void __launch_bounds__(kThreads)
 // whole number of warps' vectors, m's rows vectorised, a batch entry under 2^31 elements, at
 // most 65535 entries, one to a z of the grid): no edge tests, no batch loop, and 32-bit
 // offsets within a batch entry, which leave fewer instructions between a block's four
-// stores. native-ops bench on the H200: bf16 and f16 (64,1024,1)x(64,1,1024) 36.3 -> 33.8
-// us (88% -> 97% of the floor; Triton's 33.7), (8,4096,1) 69.7 -> 68.1 us (96%); float32
-// within 1%.
+// stores (docs/design/history.md).
 constexpr int kWarps = kThreads / 32;
 constexpr int kFullTileRows = kWarps * kRowsPerThread;
 

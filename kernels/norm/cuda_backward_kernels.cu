@@ -41,10 +41,9 @@ __device__ __forceinline__ Vec<T, VEC> load_vector(const T* base, int64_t c) {
 }
 
 // ROW_THREADS threads (a warp, or the whole block) take rows worker, worker + workers, ...
-// 512-thread blocks are held to 64 registers, two an SM: float16's took 80, one block an SM
-// (H200, f16 [8192,8192]: 62% -> 74% of the copy floor). Other sizes get no minimum (0):
-// bounded alike they spill (f16 [32768,4096]: 89% -> 83%), and even a minimum of 1 moves
-// the compiler's choices (float16 256-thread blocks: 72 -> 87 registers).
+// 512-thread blocks are held to 64 registers, two an SM (float16's took 80, one block an
+// SM). Other sizes get no minimum (0): bounded alike they spill, and even a minimum of 1
+// moves the compiler's choices (docs/design/history.md).
 template <class T, int VEC, int THREADS, int ROW_THREADS, bool GRAD_WEIGHT>
 __global__ void __launch_bounds__(THREADS, THREADS == 512 ? 2 : 0) rms_norm_backward_rows(BackwardArgs<T, VEC> a) {
   constexpr int kGroups = THREADS / ROW_THREADS;

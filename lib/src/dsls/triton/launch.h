@@ -34,8 +34,8 @@ int dtype_index(const at::Tensor& tensor);
 
 /// Programs per multiprocessor of a persistent kernel of `num_warps` warps: 32 warps an SM
 /// (one program of 32 warps or two of 16). The row kernels ran best so: three of 16 ran
-/// slower (bf16 [1024,65536] softmax on the H200: 70% of the floor against 76% at two),
-/// likely because more wide rows stay open between their two reads than L2 holds.
+/// slower (docs/design/triton-rows.md), likely because more wide rows stay open between
+/// their two reads than L2 holds.
 int programs_per_multiprocessor(int num_warps);
 
 /// The grid of a persistent kernel that takes `pieces` of work in turn:

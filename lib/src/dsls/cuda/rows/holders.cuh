@@ -101,8 +101,7 @@ struct RegisterRow {
 /// vectors in registers (a RegisterRow of the first ROW_THREADS * NEAR vectors), its next
 /// FAR in the block's shared memory, copied there by cp.async without passing through
 /// registers. Each thread reads back only the vectors it copied, so no barrier is needed.
-/// FULL as for RegisterRow: the columns fill every vector (full slices skip the checks:
-/// float32 [1024,65536] softmax on the H200, 143.7 -> 137.8 us).
+/// FULL as for RegisterRow: the columns fill every vector (full slices skip the checks).
 template <class T, int VEC, int ROW_THREADS, int NEAR, int FAR, bool FULL = false>
 struct SplitRow {
   static constexpr bool kOnChip = true;
@@ -259,9 +258,8 @@ struct SharedColumnsRow : RegisterRow<T, VEC, ROW_THREADS, MAX_VECS, FULL> {
 /// A persistent cluster block's slice of a row, copied into registers from its staging
 /// buffer, beside the block's copy of the slice of the op's column operands (which stays in
 /// shared memory for all the block's rows). Every column of the slice is held, and its
-/// exchange takes pairs: layer norm's one reduction a row (bf16 [1024,65536] on the H200,
-/// prototype: 76.6-77.4 -> 74.6-76.5 us; the one-row-a-cluster kernels, under their 16-bit
-/// register cap, spilled with it: 82.3 -> 130.7).
+/// exchange takes pairs: layer norm's one reduction a row (which the one-row-a-cluster
+/// kernels, under their 16-bit register cap, cannot afford: they spilled).
 template <class T, int VEC, int ROW_THREADS, int MAX_VECS>
 struct StagedRow : RegisterRow<T, VEC, ROW_THREADS, MAX_VECS, true> {
   using Held = RegisterRow<T, VEC, ROW_THREADS, MAX_VECS, true>;
