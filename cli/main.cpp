@@ -63,6 +63,9 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {  // native_ops::Error, or an error from libtorch
     std::cerr << "native-ops: " << e.what() << "\n";
     return kError;
+  } catch (...) {  // from a plugin's or an ordering function's code
+    std::cerr << "native-ops: something that is not a std::exception was thrown (by a plugin?)\n";
+    return kError;
   }
   return kOk;
 }

@@ -5,9 +5,11 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include "commands.h"
 #include "native_ops/error.h"
+#include "native_ops/names.h"
 #include "native_ops/testing/conformance.h"
 #include "native_ops/testing/report.h"
 #include "native_ops/testing/samples.h"
@@ -25,23 +27,26 @@ struct TestRequest {
   std::string shard;
 };
 
+// A shard number: decimal digits only (no sign, no space: stoul would wrap "-1"), at most
+// a million.
+std::optional<uint32_t> shard_number(const std::string& text) {
+  constexpr uint32_t kMaxShards = 1000000;
+  if (text.empty() || text.size() > 7 || text.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+  const unsigned long value = std::stoul(text);
+  if (value > kMaxShards) return std::nullopt;
+  return static_cast<uint32_t>(value);
+}
+
 // "K/N", 1-based K, into the sweep's 0-based shard.
 void parse_shard(const std::string& text, SweepOptions& options) {
   const size_t slash = text.find('/');
-  try {
-    if (slash == std::string::npos) throw std::invalid_argument("no slash");
-    size_t used = 0;
-    const unsigned long k = std::stoul(text.substr(0, slash), &used);
-    if (used != slash) throw std::invalid_argument("K");
-    const std::string n_text = text.substr(slash + 1);
-    const unsigned long n = std::stoul(n_text, &used);
-    if (used != n_text.size()) throw std::invalid_argument("N");
-    if (k < 1 || k > n) throw std::invalid_argument("range");
-    options.shard_index = static_cast<uint32_t>(k - 1);
-    options.shard_count = static_cast<uint32_t>(n);
-  } catch (const std::logic_error&) {
-    throw Error("--shard " + text + ": expected K/N with 1 <= K <= N, e.g. --shard 2/4");
+  const std::optional<uint32_t> k = slash == std::string::npos ? std::nullopt : shard_number(text.substr(0, slash));
+  const std::optional<uint32_t> n = slash == std::string::npos ? std::nullopt : shard_number(text.substr(slash + 1));
+  if (!k || !n || *k < 1 || *k > *n) {
+    throw Error("--shard " + excerpt(text) + ": expected K/N with 1 <= K <= N <= 1000000, e.g. --shard 2/4");
   }
+  options.shard_index = *k - 1;
+  options.shard_count = *n;
 }
 
 SweepOptions sweep_options(const TestRequest& request) {

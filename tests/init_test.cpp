@@ -77,6 +77,18 @@ TEST(Init, ZeroMeansOn) {
   EXPECT_TRUE(testing::graph("bmm").router_installed);
 }
 
+TEST(Init, TheSecondSwitchIsCheckedWhenTheFirstIsOn) {
+  setenv("NATIVE_OPS_DISABLE", "1", 1);
+  setenv("TORCH_DISABLE_NATIVE_JIT", "maybe", 1);
+  try {
+    init();
+    ADD_FAILURE() << "TORCH_DISABLE_NATIVE_JIT=maybe was accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("TORCH_DISABLE_NATIVE_JIT='maybe'"), std::string::npos) << e.what();
+  }
+  EXPECT_FALSE(is_initialized());
+}
+
 TEST(Init, ABadValueFailsInitNamingTheVariableAndInstallsNothing) {
   for (const char* variable : {"NATIVE_OPS_DISABLE", "TORCH_DISABLE_NATIVE_JIT", "NATIVE_OPS_LOG"}) {
     setenv(variable, "maybe", 1);

@@ -24,6 +24,14 @@ std::string error_of(const std::function<void()>& call) {
 
 }  // namespace
 
+TEST(Names, ExcerptsAreShortAndEscaped) {
+  EXPECT_EQ(excerpt("bmm"), "bmm");
+  EXPECT_EQ(excerpt(std::string("a\0b\n", 4)), "a\\x00b\\x0a");
+  EXPECT_EQ(excerpt(std::string(100, 'x')), std::string(64, 'x') + "... (100 bytes)");
+  EXPECT_TRUE(closest(std::string(kMaxSuggestedName + 1, 'c'), {"cpp"}).empty()) << "no search for a huge name";
+  EXPECT_EQ(closest("cppp", {"cpp", "cuda"}), (std::vector<std::string>{"cpp"}));
+}
+
 TEST(Names, AnUnknownDslGetsOneWordingEverywhere) {
   const std::string expected = "unknown dsl 'tritn'. Did you mean: triton? `native-ops dsls` lists the DSLs";
   EXPECT_EQ(unknown_dsl_message("tritn"), expected);

@@ -32,6 +32,16 @@ class Ordering : public ::testing::Test {
 
 Graph reversed(const std::string&, DispatchKey, const Graph& graph) { return Graph(graph.rbegin(), graph.rend()); }
 
+TEST_F(Ordering, AFunctionThatThrowsSomethingElseThanAnExceptionIsReported) {
+  init();
+  set_ordering_function([](const std::string&, DispatchKey, const Graph&) -> Graph { throw 42; });
+  const OrderingReport report = reregister_overrides();
+  ASSERT_FALSE(report.ok());
+  EXPECT_NE(report.errors[0].find("threw something that is not a std::exception"), std::string::npos)
+      << report.errors[0];
+  EXPECT_EQ(order(), (std::vector<std::string>{"mul_Tensor_alpha_0", "mul_Tensor_beta_0"})) << "kept its order";
+}
+
 TEST_F(Ordering, AppliedAtInitToRegistrationOrder) {
   std::vector<std::string> seen;
   set_ordering_function([&](const std::string& op, DispatchKey key, const Graph& graph) {

@@ -1,4 +1,8 @@
 // Loading plugins: origins, refusals, a registration that fails half-way, loading twice.
+#include <sys/stat.h>
+
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 
 #include <ATen/ATen.h>
@@ -71,6 +75,61 @@ TEST(Plugins, NativeOpsPluginsIsLoadedByInitAndABadEntryNamesTheVariable) {
   init();
   EXPECT_TRUE(find_node("hypot_vendor_0").has_value());
   EXPECT_TRUE(testing::graph("hypot").router_installed);
+}
+
+}  // namespace
+}  // namespace native_ops
+
+namespace native_ops {
+namespace {
+
+// What the atan2 overrides of the test plugins would return if they ran: their first input.
+void expect_atan2_is_atens() {
+  const at::Tensor a = at::full({4}, 1.0);
+  const at::Tensor b = at::full({4}, 2.0);
+  EXPECT_TRUE(at::allclose(at::atan2(a, b), at::full({4}, std::atan2(1.0, 2.0))));
+}
+
+TEST(Plugins, APluginRefusedForItsAbiLeavesWhatItsConstructorsRegisteredUnavailable) {
+  init();
+  try {
+    load_plugin(REFUSED_ABI_PLUGIN);
+    FAIL() << "loaded a plugin built for ABI 999";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("was built for plugin ABI 999"), std::string::npos) << e.what();
+  }
+  const std::optional<NodeInfo> node = find_node("atan2_cpp_0");
+  ASSERT_TRUE(node.has_value());
+  EXPECT_EQ(node->state, NodeState::unavailable);
+  EXPECT_NE(node->reason.find("its plugin was refused"), std::string::npos) << node->reason;
+  expect_atan2_is_atens();
+}
+
+TEST(Plugins, APluginThatThrowsANonStandardExceptionLeavesItsNodesUnavailable) {
+  init();
+  try {
+    load_plugin(THROWING_PLUGIN);
+    FAIL() << "a throwing registration was not reported";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("not a std::exception"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(find_node("atan2_cpp_0")->state, NodeState::unavailable);
+  expect_atan2_is_atens();
+}
+
+TEST(Plugins, AFifoOrDirectoryIsRefusedWithoutOpeningIt) {
+  const std::string fifo = ::testing::TempDir() + "native_ops_plugin_fifo";
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string& path : {fifo, ::testing::TempDir()}) {
+    try {
+      load_plugin(path);
+      FAIL() << path;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("is not a regular file"), std::string::npos) << e.what();
+    }
+  }
+  std::remove(fifo.c_str());
 }
 
 }  // namespace

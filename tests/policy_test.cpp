@@ -1,5 +1,9 @@
 // Ordering policies: each rule, validation errors that leave the registry untouched,
 // atomic application and reset, the example files, and the environment variables.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <fstream>
 
 #include <ATen/ATen.h>
@@ -147,6 +151,63 @@ TEST_F(Policies, UnknownOpsDslsAndNodeIdsAreErrorsWithSuggestions) {
   EXPECT_NE(error_of(R"({"version": 1, "dsl_priority": ["cpp", "cpp"]})").find("listed twice"), std::string::npos);
   EXPECT_NE(error_of(R"({"version": 1, "disable": [{"key": "CPPU"}]})").find("unknown dispatch key 'CPPU'"),
             std::string::npos);
+}
+
+TEST_F(Policies, OrderRulesApplyInTheFilesOrder) {
+  apply_policy(parse_policy(R"({"version": 1, "order": {"mul.Tensor": ["beta"], "mul*": ["mul_Tensor_alpha_0"]}})"));
+  EXPECT_EQ(active("mul.Tensor"), (std::vector<std::string>{"mul_Tensor_beta_0", "mul_Tensor_alpha_0"}))
+      << "the first rule in the file matches, not the first in sorted order";
+}
+
+TEST_F(Policies, DuplicateKeysAreErrors) {
+  EXPECT_NE(error_of(R"({"version": 1, "version": 1})").find("the key \"version\" appears twice"), std::string::npos);
+  EXPECT_NE(
+      error_of(R"({"version": 1, "order": {"mul*": ["beta"], "mul*": ["alpha"]}})").find("\"mul*\" appears twice"),
+      std::string::npos);
+  EXPECT_NE(error_of(R"({"version": 1, "disable": [{"dsl": "alpha", "dsl": "beta"}]})").find("appears twice"),
+            std::string::npos);
+}
+
+TEST_F(Policies, DeepNestingIsRefusedBeforeParsing) {
+  const std::string deep = R"({"version": )" + std::string(100000, '[') + std::string(100000, ']') + "}";
+  EXPECT_NE(error_of(deep).find("nests arrays and objects deeper than 64 levels"), std::string::npos);
+  const std::string in_a_string = R"({"version": 1, "description": ")" + std::string(1000, '[') + R"("})";
+  EXPECT_NO_THROW(parse_policy(in_a_string)) << "brackets inside a string nest nothing";
+}
+
+TEST_F(Policies, ErrorsQuoteAShortEscapedExcerptAndSkipSuggestionsForHugeNames) {
+  const std::string huge(1 << 20, 'x');
+  const std::string message = error_of(R"({"version": 1, "disable": [{"op": ")" + huge + R"("}]})");
+  EXPECT_LT(message.size(), 400u) << message.substr(0, 400);
+  EXPECT_NE(message.find("... (1048576 bytes)"), std::string::npos) << message.substr(0, 400);
+  const std::string with_nul = error_of(R"({"version": 1, "keep_dsls": ["a\u0000b"]})");
+  EXPECT_NE(with_nul.find("unknown dsl 'a\\x00b'"), std::string::npos) << with_nul;
+}
+
+TEST_F(Policies, OnlyARegularFileOfBoundedSizeIsRead) {
+  const std::string dir = ::testing::TempDir();
+  const std::string fifo = dir + "native_ops_policy_fifo";
+  std::remove(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  const std::string big = dir + "native_ops_big_policy.json";
+  std::ofstream(big).close();
+  ASSERT_EQ(truncate(big.c_str(), (off_t{16} << 20) + 1), 0);
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {dir, "is a directory"},
+      {fifo, "is a FIFO"},
+      {"/dev/zero", "is a character device"},
+      {big, "is 16777217 bytes: a policy may have 16777216 at most"},
+      {dir + "no_such.json", "No such file"}};
+  for (const auto& [path, why] : refused) {
+    try {
+      load_policy(path);
+      ADD_FAILURE() << path << " was read";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  }
+  std::remove(fifo.c_str());
+  std::remove(big.c_str());
 }
 
 TEST_F(Policies, NodesAfterAnUnconditionalNodeAreReportedUnreachable) {

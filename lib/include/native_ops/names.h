@@ -25,8 +25,17 @@ struct OpSymbol {
 /// Throws native_ops::Error for an empty or malformed symbol.
 NATIVE_OPS_API OpSymbol parse_op_symbol(std::string_view op_symbol);
 
+/// At most 64 characters of `text`, for an error message to quote: non-printable bytes
+/// escaped (\xNN), a longer text cut with its length said ("abc... (1048576 bytes)").
+NATIVE_OPS_API std::string excerpt(std::string_view text);
+
+/// Names longer than this get no suggestions: no name is, and the edit distance against
+/// every candidate would cost their product.
+inline constexpr size_t kMaxSuggestedName = 256;
+
 /// Up to `max` candidates closest to `wanted` by edit distance, closest first, among
-/// those close enough to be a plausible typo.
+/// those close enough to be a plausible typo; none when `wanted` is longer than
+/// kMaxSuggestedName.
 NATIVE_OPS_API std::vector<std::string> closest(std::string_view wanted, const std::vector<std::string>& candidates,
                                                 size_t max = 3);
 

@@ -39,7 +39,10 @@ void init() {
   }
   // Read every variable before changing anything: a bad value leaves nothing installed.
   const log::Level level = log::level_from_env();
-  const bool disabled = env::flag("NATIVE_OPS_DISABLE") || env::flag("TORCH_DISABLE_NATIVE_JIT");
+  // Both read, so that a bad value of either is an error whatever the other says.
+  const bool native_ops_disable = env::flag("NATIVE_OPS_DISABLE");
+  const bool torch_disable = env::flag("TORCH_DISABLE_NATIVE_JIT");
+  const bool disabled = native_ops_disable || torch_disable;
   const std::string policy_path = env::get("NATIVE_OPS_ORDER_POLICY").value_or("");
   const std::string order_fn = env::get("NATIVE_OPS_ORDER_FN").value_or("");
   std::vector<std::pair<std::string, OnError>> on_error;

@@ -18,7 +18,7 @@ OpSymbol parse_op_symbol(std::string_view op_symbol) {
   const auto valid_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
   if (op_symbol.empty() || !std::all_of(op_symbol.begin(), op_symbol.end(), valid_char) || op_symbol.front() == '.' ||
       op_symbol.back() == '.') {
-    throw Error("'" + std::string(op_symbol) +
+    throw Error("'" + excerpt(op_symbol) +
                 "' is not an op symbol: write the op name, and a named overload after a dot "
                 "(\"bmm\", \"add_.Tensor\")");
   }
@@ -52,7 +52,24 @@ size_t edit_distance(std::string_view a, std::string_view b) {
 
 }  // namespace
 
+std::string excerpt(std::string_view text) {
+  constexpr size_t kMaxShown = 64;
+  std::string shown;
+  for (size_t i = 0; i < text.size() && i < kMaxShown; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c >= 0x20 && c < 0x7f) {
+      shown += static_cast<char>(c);
+    } else {
+      constexpr char kHex[] = "0123456789abcdef";
+      shown += std::string("\\x") + kHex[c >> 4] + kHex[c & 15];
+    }
+  }
+  if (text.size() > kMaxShown) shown += "... (" + std::to_string(text.size()) + " bytes)";
+  return shown;
+}
+
 std::vector<std::string> closest(std::string_view wanted, const std::vector<std::string>& candidates, size_t max) {
+  if (wanted.size() > kMaxSuggestedName) return {};
   const size_t limit = std::max<size_t>(2, wanted.size() / 3);
   std::vector<std::pair<size_t, std::string>> scored;
   for (const std::string& candidate : candidates) {
@@ -86,13 +103,12 @@ std::string did_you_mean(std::string_view wanted, const std::vector<std::string>
 }
 
 std::string unknown_op_message(std::string_view lib_symbol, const OpSymbol& symbol) {
-  return "unknown op " + std::string(lib_symbol) + "::" + symbol.str() + "." +
+  return "unknown op " + std::string(lib_symbol) + "::" + excerpt(symbol.str()) + "." +
          did_you_mean(symbol.str(), detail::dispatcher_op_symbols(lib_symbol));
 }
 
 std::string unknown_dsl_message(std::string_view name) {
-  return "unknown dsl '" + std::string(name) + "'." + did_you_mean(name, dsl_names()) +
-         " `native-ops dsls` lists the DSLs";
+  return "unknown dsl '" + excerpt(name) + "'." + did_you_mean(name, dsl_names()) + " `native-ops dsls` lists the DSLs";
 }
 
 const Dsl& require_dsl(std::string_view name) {
@@ -102,7 +118,7 @@ const Dsl& require_dsl(std::string_view name) {
 }
 
 std::string unknown_node_message(std::string_view id, const std::vector<std::string>& node_ids) {
-  return "unknown node id '" + std::string(id) + "'." + did_you_mean(id, node_ids) +
+  return "unknown node id '" + excerpt(id) + "'." + did_you_mean(id, node_ids) +
          " `native-ops list` lists the node ids";
 }
 
@@ -122,7 +138,7 @@ std::string unknown_node_or_dsl(const std::string& name, const std::vector<std::
   const bool is_dsl = std::find(names.begin(), names.end(), name) != names.end();
   if (is_dsl || std::find(node_ids.begin(), node_ids.end(), name) != node_ids.end()) return "";
   names.insert(names.end(), node_ids.begin(), node_ids.end());
-  return "\"" + name + "\" is neither a node id nor a dsl." + did_you_mean(name, names);
+  return "\"" + excerpt(name) + "\" is neither a node id nor a dsl." + did_you_mean(name, names);
 }
 
 std::vector<std::string> dispatcher_op_symbols(std::string_view lib_symbol) {
@@ -165,7 +181,7 @@ c10::DispatchKey parse_dispatch_key(std::string_view name) {
   try {
     return c10::parseDispatchKey(std::string(name));
   } catch (const std::exception&) {
-    throw Error("unknown dispatch key '" + std::string(name) + "'." + did_you_mean(name, backend_keys) +
+    throw Error("unknown dispatch key '" + excerpt(name) + "'." + did_you_mean(name, backend_keys) +
                 " Backend keys: CPU, CUDA, XPU, MPS, HIP, PrivateUse1");
   }
 }

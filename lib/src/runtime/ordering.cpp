@@ -21,6 +21,9 @@ std::optional<std::vector<const Node*>> order_of(const OrderingFn& ordering, con
   } catch (const std::exception& e) {
     error = graph.label() + ": the ordering function threw: " + e.what();
     return std::nullopt;
+  } catch (...) {
+    error = graph.label() + ": the ordering function threw something that is not a std::exception";
+    return std::nullopt;
   }
   std::vector<const Node*> order;
   std::set<std::string> seen;

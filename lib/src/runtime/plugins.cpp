@@ -1,4 +1,5 @@
 #include <dlfcn.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <mutex>
@@ -7,6 +8,7 @@
 #include "native_ops/error.h"
 #include "native_ops/log.h"
 #include "native_ops/plugin.h"
+#include "native_ops/registry.h"
 #include "runtime/origin.h"
 
 namespace native_ops {
@@ -22,6 +24,41 @@ void require_explicit_path(const std::string& path, const std::string& what) {
   }
 }
 
+// A library is a regular file: opening a FIFO with no writer would block forever, and a
+// directory or device is no library.
+void require_regular_file(const std::string& path, const std::string& what) {
+  struct stat info {};
+  if (stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+    throw Error(what + " " + path + ": is not a regular file (" +
+                (S_ISDIR(info.st_mode)    ? "a directory"
+                 : S_ISFIFO(info.st_mode) ? "a FIFO"
+                                          : "a device or socket") +
+                "): give the path of a shared library");
+  }
+}
+
+// Whether any node came from `origin` (a plugin's constructors may register at dlopen).
+bool registered_any(const std::string& origin) {
+  for (const GraphInfo& graph : graphs()) {
+    for (const NodeInfo& node : graph.nodes) {
+      if (node.origin == origin) return true;
+    }
+  }
+  return false;
+}
+
+// Refuses a plugin after dlopen: whatever it registered (from static constructors, or before
+// it threw) is made unavailable first; a library that registered anything stays loaded, since
+// a call walking an older node list may still reach its code.
+[[noreturn]] void refuse(void* handle, const std::string& origin, const std::string& message) {
+  if (registered_any(origin)) {
+    detail::make_origin_unavailable(origin, "its plugin was refused: " + message);
+  } else {
+    dlclose(handle);
+  }
+  throw Error(message);
+}
+
 }  // namespace
 
 void load_plugin(const std::string& path) {
@@ -35,7 +72,10 @@ void load_plugin(const std::string& path) {
     throw Error("plugin " + path + ": no such file; give the path of a shared library built with NATIVE_OPS_PLUGIN");
   }
   if (loaded.count(canonical)) return;
+  require_regular_file(canonical, "plugin " + path + ":");
 
+  // Whatever its constructors register at dlopen carries its origin too.
+  detail::OriginScope origin(canonical);
   // RTLD_LOCAL: a plugin's own symbols cannot interpose on another's.
   void* handle = dlopen(canonical.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
@@ -44,24 +84,28 @@ void load_plugin(const std::string& path) {
   const auto abi = reinterpret_cast<int (*)()>(dlsym(handle, "native_ops_plugin_abi"));
   const auto register_overrides = reinterpret_cast<void (*)()>(dlsym(handle, "native_ops_plugin_register"));
   if (abi == nullptr || register_overrides == nullptr) {
-    dlclose(handle);
-    throw Error("plugin " + path +
-                " is not a native-ops plugin: it defines no NATIVE_OPS_PLUGIN entry points (see native_ops/plugin.h)");
+    refuse(handle, canonical,
+           "plugin " + path +
+               " is not a native-ops plugin: it defines no NATIVE_OPS_PLUGIN entry points (see native_ops/plugin.h)");
   }
-  if (abi() != NATIVE_OPS_PLUGIN_ABI) {
-    const int wanted = abi();
-    dlclose(handle);
-    throw Error("plugin " + path + " was built for plugin ABI " + std::to_string(wanted) + ", this native-ops has " +
-                std::to_string(NATIVE_OPS_PLUGIN_ABI) + ": rebuild it against this native-ops");
+  if (const int wanted = abi(); wanted != NATIVE_OPS_PLUGIN_ABI) {
+    refuse(handle, canonical,
+           "plugin " + path + " was built for plugin ABI " + std::to_string(wanted) + ", this native-ops has " +
+               std::to_string(NATIVE_OPS_PLUGIN_ABI) + ": rebuild it against this native-ops");
   }
   // From here the library stays loaded: its conds and impls are referenced by nodes.
   loaded.insert(canonical);
-  detail::OriginScope origin(canonical);
+  std::string failure;
   try {
     register_overrides();
   } catch (const std::exception& e) {
-    detail::make_origin_unavailable(canonical, std::string("its plugin failed to register: ") + e.what());
-    throw Error("plugin " + path + " failed to register its overrides: " + e.what());
+    failure = e.what();
+  } catch (...) {
+    failure = "it threw something that is not a std::exception";
+  }
+  if (!failure.empty()) {
+    detail::make_origin_unavailable(canonical, "its plugin failed to register: " + failure);
+    throw Error("plugin " + path + " failed to register its overrides: " + failure);
   }
   log::info("plugin loaded: " + canonical);
 }
@@ -74,6 +118,7 @@ OrderingFn load_ordering_function(const std::string& library_and_symbol) {
   const std::string library = library_and_symbol.substr(0, colon);
   const std::string symbol = library_and_symbol.substr(colon + 1);
   require_explicit_path(library, "ordering function library");
+  require_regular_file(library, "ordering function library");
   void* handle = dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) throw Error("cannot load " + library + ": " + dlerror());
   const auto function = reinterpret_cast<OrderingFunctionPointer>(dlsym(handle, symbol.c_str()));

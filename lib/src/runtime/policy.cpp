@@ -3,8 +3,11 @@
 #include "native_ops/faults.h"
 
 #include <fnmatch.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <set>
@@ -20,7 +23,38 @@ namespace native_ops {
 
 namespace {
 
-using nlohmann::json;
+// Ordered: "order" rules apply in the file's order.
+using json = nlohmann::ordered_json;
+
+// Bounds on what a policy may be, checked before it is parsed.
+constexpr size_t kMaxPolicyBytes = size_t{16} << 20;
+constexpr int kMaxNesting = 64;
+
+// Whether arrays and objects nest deeper than kMaxNesting anywhere in `text` (outside
+// strings): the JSON library recurses once a level, so deeper input could overflow the stack.
+bool nests_too_deep(std::string_view text) {
+  int depth = 0;
+  bool in_string = false;
+  bool escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxNesting) return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
 
 const std::vector<std::string> kTopLevelKeys = {"version",      "description", "disable", "keep_dsls",
                                                 "dsl_priority", "order",       "on_error"};
@@ -31,9 +65,31 @@ class PolicyParser {
   explicit PolicyParser(std::string source) : source_(std::move(source)) {}
 
   Policy parse(std::string_view text) {
+    if (text.size() > kMaxPolicyBytes) {
+      fail("", "is " + std::to_string(text.size()) + " bytes: a policy may have " + std::to_string(kMaxPolicyBytes) +
+                   " at most");
+    }
+    if (nests_too_deep(text)) {
+      fail("",
+           "nests arrays and objects deeper than " + std::to_string(kMaxNesting) + " levels, which no policy needs");
+    }
     json doc;
+    // Duplicate keys are an error, not last-wins: the keys seen so far in each open object.
+    std::vector<std::vector<std::string>> keys;
+    const auto refuse_duplicates = [&](int, json::parse_event_t event, json& parsed) {
+      if (event == json::parse_event_t::object_start) keys.emplace_back();
+      if (event == json::parse_event_t::object_end) keys.pop_back();
+      if (event == json::parse_event_t::key) {
+        const std::string& key = parsed.get_ref<const std::string&>();
+        if (std::find(keys.back().begin(), keys.back().end(), key) != keys.back().end()) {
+          fail("", "the key \"" + excerpt(key) + "\" appears twice in one object: keep one");
+        }
+        keys.back().push_back(key);
+      }
+      return true;
+    };
     try {
-      doc = json::parse(text.begin(), text.end());
+      doc = json::parse(text.begin(), text.end(), refuse_duplicates);
     } catch (const json::parse_error& e) {
       const auto [line, column] = line_and_column(text, e.byte);
       std::string what = e.what();
@@ -47,7 +103,7 @@ class PolicyParser {
     for (const auto& [key, value] : doc.items()) check_known(key, kTopLevelKeys, "");
     if (!doc.contains("version")) fail("", "\"version\" is missing: add \"version\": 1");
     if (!doc["version"].is_number_integer() || doc["version"].get<int64_t>() != 1) {
-      fail("/version", "expected 1, the only policy version, found " + doc["version"].dump());
+      fail("/version", "expected 1, the only policy version, found " + excerpt(doc["version"].dump()));
     }
     Policy policy;
     policy.source = source_;
@@ -114,7 +170,7 @@ class PolicyParser {
     std::string names;
     for (const std::string& name : known) names += (names.empty() ? "" : ", ") + name;
     fail(pointer.empty() ? "/" : pointer,
-         "unknown key \"" + key + "\"." + did_you_mean(key, known) + " Known keys: " + names);
+         "unknown key \"" + excerpt(key) + "\"." + did_you_mean(key, known) + " Known keys: " + names);
   }
 
   const json& array_at(const json& value, const std::string& pointer) {
@@ -198,7 +254,7 @@ class PolicyChecker {
     const bool known = std::any_of(symbols.begin(), symbols.end(), [&](const std::string& symbol) {
       return symbol == pattern || op_name_of(symbol) == pattern;
     });
-    if (!known) fail(at, "unknown op " + pattern + "." + did_you_mean(pattern, symbols));
+    if (!known) fail(at, "unknown op " + excerpt(pattern) + "." + did_you_mean(pattern, symbols));
   }
   void dsl(const std::string& name, const std::string& at) {
     if (std::find(dsl_names_.begin(), dsl_names_.end(), name) == dsl_names_.end()) {
@@ -316,11 +372,31 @@ Policy parse_policy(std::string_view json_text, std::string source) {
 }
 
 Policy load_policy(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) throw Error("policy " + path + ": cannot be read (no such file, or no permission)");
-  std::stringstream text;
-  text << file.rdbuf();
-  return parse_policy(text.str(), path);
+  // Checked before opening: a FIFO with no writer would block the open forever.
+  struct stat info {};
+  if (stat(path.c_str(), &info) != 0) {
+    throw Error("policy " + path + ": cannot be read: " + std::strerror(errno) + ": give the path of a JSON file");
+  }
+  if (!S_ISREG(info.st_mode)) {
+    const char* kind = S_ISDIR(info.st_mode)    ? "a directory"
+                       : S_ISFIFO(info.st_mode) ? "a FIFO"
+                       : S_ISCHR(info.st_mode)  ? "a character device"
+                       : S_ISBLK(info.st_mode)  ? "a block device"
+                       : S_ISSOCK(info.st_mode) ? "a socket"
+                                                : "not a regular file";
+    throw Error("policy " + path + ": is " + std::string(kind) + ": give the path of a JSON file");
+  }
+  if (static_cast<size_t>(info.st_size) > kMaxPolicyBytes) {
+    throw Error("policy " + path + ": is " + std::to_string(info.st_size) + " bytes: a policy may have " +
+                std::to_string(kMaxPolicyBytes) + " at most");
+  }
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw Error("policy " + path + ": cannot be read: " + std::strerror(errno));
+  std::string text(static_cast<size_t>(info.st_size), '\0');
+  file.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (file.bad()) throw Error("policy " + path + ": reading it failed: " + std::strerror(errno));
+  text.resize(static_cast<size_t>(file.gcount()));
+  return parse_policy(text, path);
 }
 
 PolicyPlan plan_policy(const Policy& policy) {
