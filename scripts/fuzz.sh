@@ -7,6 +7,7 @@
 # says so and exits 0 (scripts/setup.sh installs it on Debian).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"  # the build presets are found from the source tree
 seconds=${1:-60}
 clang=$(command -v clang++ || true)
 if [ -z "$clang" ]; then

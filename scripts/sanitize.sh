@@ -8,6 +8,7 @@
 # instrument). Usage: scripts/sanitize.sh [asan|tsan|all]  (default all)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"  # the build presets are found from the source tree
 which=${1:-all}
 if [ "$which" = asan ] || [ "$which" = all ]; then
   echo "[sanitize] ASan + UBSan: building the test suite in build-asan/"
