@@ -32,9 +32,9 @@ enum class Mode { plain, fallthrough, hit };
 void set_mode(const std::string& op_symbol, Mode mode) {
   const Filter filter{"bench", op_symbol, std::nullopt};
   if (mode == Mode::plain) {
-    native_ops::deregister_overrides(filter);
+    native_ops::deregister_overrides(filter, native_ops::Apply::now);
   } else {
-    native_ops::reenable_overrides(filter);
+    native_ops::reenable_overrides(filter, native_ops::Apply::now);
   }
   accept_calls.store(mode == Mode::hit, std::memory_order_relaxed);
 }

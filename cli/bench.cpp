@@ -1,8 +1,7 @@
-// native-ops bench [--dsl X] [--op Y] [--device cpu|cuda|all] [--json-file FILE] [--csv FILE] [--svg FILE]
+// native-ops bench [--dsl X] [--op Y] [--device cpu|cuda|all] [--json-file FILE] [--csv FILE] [--svg FILE] [--force]
 #include <unistd.h>
 #include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -14,6 +13,7 @@
 #include "native_ops/testing/benchmark.h"
 #include "native_ops/testing/conformance.h"
 #include "native_ops/testing/report.h"
+#include "report_file.h"
 
 namespace native_ops::cli {
 
@@ -27,6 +27,7 @@ struct BenchRequest {
   std::string csv;
   std::string svg;
   double seconds = 0.4;
+  bool force = false;
 };
 
 std::string duration(double ns) {
@@ -145,10 +146,12 @@ void print_side_by_side(const BenchReport& report) {
   }
 }
 
-void write_file(const std::string& path, const std::string& text, const char* option) {
-  std::ofstream file(path);
-  file << text;
-  if (!file) throw Error(std::string(option) + " " + path + ": cannot write the file");
+std::vector<ReportFile> report_files(const BenchRequest& request) {
+  std::vector<ReportFile> files;
+  if (!request.json_file.empty()) files.push_back({"--json-file", request.json_file, ReportKind::bench_json});
+  if (!request.csv.empty()) files.push_back({"--csv", request.csv, ReportKind::bench_csv});
+  if (!request.svg.empty()) files.push_back({"--svg", request.svg, ReportKind::bench_svg});
+  return files;
 }
 
 }  // namespace
@@ -165,6 +168,8 @@ void add_bench_command(CLI::App& app, const GlobalOptions& options) {
                       "Also write the report as JSON (docs/bench-report.schema.json) to FILE");
   command->add_option("--csv", request->csv, "Also write the rows as CSV to FILE");
   command->add_option("--svg", request->svg, "Also write an SVG chart of the speedups to FILE");
+  command->add_flag("--force", request->force,
+                    "Let the report files replace files that are not reports of their kind, and symbolic links");
   command->add_option("--seconds", request->seconds, "Time budget per (override, shape), default 0.4")
       ->check(CLI::Range(0.01, 60.0));
   command->callback([&options, request] {
@@ -174,15 +179,19 @@ void add_bench_command(CLI::App& app, const GlobalOptions& options) {
     bench.seconds_per_case = request->seconds;
     if (request->device == "cpu") bench.devices = {c10::DeviceType::CPU};
     if (request->device == "cuda") bench.devices = {c10::DeviceType::CUDA};
+    const std::vector<ReportFile> files = report_files(*request);
+    check_report_files(files, request->force);  // before the benchmarks, which take minutes
     options.start();
     const bool tty = isatty(STDERR_FILENO);
     const BenchReport report = run_benchmarks(bench, [tty](size_t done, size_t total, const std::string& what) {
       if (tty) std::cerr << "\r[" << done << "/" << total << "] " << std::left << std::setw(60) << what << std::flush;
     });
     if (tty) std::cerr << "\r" << std::string(80, ' ') << "\r" << std::flush;
-    if (!request->json_file.empty()) write_file(request->json_file, bench_json(report) + "\n", "--json-file");
-    if (!request->csv.empty()) write_file(request->csv, bench_csv(report), "--csv");
-    if (!request->svg.empty()) write_file(request->svg, bench_svg(report), "--svg");
+    for (const ReportFile& file : files) {
+      write_report_file(file, file.kind == ReportKind::bench_json  ? bench_json(report) + "\n"
+                              : file.kind == ReportKind::bench_csv ? bench_csv(report)
+                                                                   : bench_svg(report));
+    }
     if (options.json) {
       std::cout << bench_json(report) << "\n";
     } else {

@@ -23,7 +23,8 @@ void GlobalOptions::start(bool apply_policy) const {
   if (!log_level.empty()) setenv("NATIVE_OPS_LOG", log_level.c_str(), 1);
   for (const std::string& path : loads) load_plugin(path);
   native_ops::init();
-  if (apply_policy && !policy.empty()) native_ops::apply_policy(load_policy(policy));
+  // Apply::now: no op runs yet, so the dispatcher ends up as init() with the policy leaves it.
+  if (apply_policy && !policy.empty()) native_ops::apply_policy(load_policy(policy), native_ops::Apply::now);
 }
 
 std::string paint(const std::string& text, const std::string& state, bool color) {

@@ -32,7 +32,7 @@ void add_reorder_command(CLI::App& app, const GlobalOptions& options) {
     if (options.policy.empty()) throw CLI::RequiredError("--policy");
     options.start(/*apply_policy=*/false);
     const Policy policy = load_policy(options.policy);
-    const PolicyPlan plan = request->check_only ? plan_policy(policy) : apply_policy(policy);
+    const PolicyPlan plan = request->check_only ? plan_policy(policy) : apply_policy(policy, Apply::now);
     if (options.json) {
       std::cout << policy_plan_json(plan, options.policy, !request->check_only) << "\n";
       return;

@@ -1,11 +1,11 @@
-// native-ops test [--dsl X] [--op Y] [--device cpu|cuda|all] [--dtype D]... [--junit FILE] [--shard K/N]
+// native-ops test [--dsl X] [--op Y] [--device cpu|cuda|all] [--dtype D]... [--junit FILE [--force]] [--shard K/N]
 #include <unistd.h>
 #include <algorithm>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
 #include <optional>
+#include <sstream>
 
 #include "commands.h"
 #include "native_ops/error.h"
@@ -13,6 +13,7 @@
 #include "native_ops/testing/conformance.h"
 #include "native_ops/testing/report.h"
 #include "native_ops/testing/samples.h"
+#include "report_file.h"
 
 namespace native_ops::cli {
 
@@ -25,6 +26,7 @@ struct TestRequest {
   std::vector<std::string> dtypes;
   std::string junit;
   std::string shard;
+  bool force = false;
 };
 
 // A shard number: decimal digits only (no sign, no space: stoul would wrap "-1"), at most
@@ -163,20 +165,22 @@ void add_test_command(CLI::App& app, const GlobalOptions& options) {
       ->check(CLI::IsMember({"cpu", "cuda", "all"}));
   command->add_option("--dtype", request->dtypes, "Only these dtypes (repeatable): f32, bf16, float64, ...");
   command->add_option("--junit", request->junit, "Also write a JUnit XML report to FILE");
+  command->add_flag("--force", request->force,
+                    "Let the report file replace a file that is not a JUnit report, or a symbolic link");
   command->add_option("--shard", request->shard, "Run shard K of N (1-based), e.g. 2/4: units are split round-robin");
   command->callback([&options, request] {
     const SweepOptions sweep = sweep_options(*request);  // bad arguments fail before anything runs
+    const std::vector<ReportFile> files = request->junit.empty()
+                                              ? std::vector<ReportFile>{}
+                                              : std::vector<ReportFile>{{"--junit", request->junit, ReportKind::junit}};
+    check_report_files(files, request->force);
     options.start();
     const std::vector<SweepUnit> units = shard(plan_sweep(sweep), sweep);
     ProgressBar bar(!options.json && isatty(STDERR_FILENO));
     const std::vector<SampleResult> results = run_sweep(
         units, sweep, [&bar](size_t done, size_t total, const std::string& what) { bar.update(done, total, what); });
     bar.clear();
-    if (!request->junit.empty()) {
-      std::ofstream junit(request->junit);
-      junit << sweep_junit(results);
-      if (!junit) throw Error("--junit " + request->junit + ": cannot write the file");
-    }
+    for (const ReportFile& file : files) write_report_file(file, sweep_junit(results));
     if (options.json) {
       std::cout << sweep_json(results) << "\n";
     } else {

@@ -1,5 +1,6 @@
-// Routed calls on 4 threads while another thread deregisters, re-enables and reorders
-// (Apply::nodes_only: node lists are swapped, the dispatcher is not touched). Every
+// Routed calls on 4 threads while another thread deregisters, re-enables and reorders,
+// with the calls' defaults (Apply::nodes_only: node lists are swapped, the dispatcher is
+// not touched). Every
 // result must be right, and every call must be counted exactly once.
 #include <atomic>
 #include <thread>
@@ -56,12 +57,12 @@ TEST(Concurrency, RoutingStaysCorrectWhileGraphsChange) {
     const Filter alpha{"alpha", "mul.Tensor", std::nullopt};
     start.store(true);
     while (callers_done.load() < kCallers) {
-      deregister_overrides(alpha, Apply::nodes_only);
-      reenable_overrides(alpha, Apply::nodes_only);
+      deregister_overrides(alpha);
+      reenable_overrides(alpha);
       set_ordering_function(
           [](const std::string&, DispatchKey, const Graph& graph) { return Graph(graph.rbegin(), graph.rend()); });
-      reregister_overrides(Apply::nodes_only);
-      reset_order(Apply::nodes_only);
+      reregister_overrides();
+      reset_order();
       ++changes;
     }
   });

@@ -7,6 +7,7 @@
 
 #include <ATen/ATen.h>
 
+#include "native_ops/dsl.h"
 #include "native_ops/faults.h"
 #include "native_ops/policy.h"
 #include "native_ops/testing/conformance.h"
@@ -104,6 +105,43 @@ TEST(Faults, StrictBoxedOverridesRaiseNamingTheNode) {
   const at::Tensor a = at::rand({5}), b = at::rand({5});
   EXPECT_TRUE(identical(at::add(a, b, 2), a + b * 2));
   EXPECT_EQ(find_node(id)->state, NodeState::unavailable);
+}
+
+// How many references the impl finds on the first argument: the caller's, the stack's,
+// and one more when the router keeps a copy of the arguments for a fallback.
+// `op` is add.Tensor or sub.Tensor: (self, other, alpha).
+long first_argument_references(const std::string& dsl, const std::string& op) {
+  testing::register_test_dsls();
+  if (!find_dsl(dsl)) register_dsl(make_compiled_in_dsl(dsl, "1"));
+  static long references = 0;
+  register_op_override(
+      dsl, "aten", op, DispatchKey::CPU, [](const BoxedArgs&) { return true; },
+      [](const c10::OperatorHandle& original, torch::jit::Stack& stack) {
+        references = stack[stack.size() - 3].toTensor().use_count();
+        call_original_boxed(original, stack);
+      });
+  init();
+  const at::Tensor a = at::rand({5}), b = at::rand({5});
+  EXPECT_TRUE(
+      identical(op == "add.Tensor" ? at::add(a, b, 2) : at::sub(a, b, 2), op == "add.Tensor" ? a + b * 2 : a - b * 2));
+  return references;
+}
+
+// A DSL whose kernels are linked in has nothing to fail to load: its boxed hits copy no
+// arguments (the copy costs about 190 instructions per call: docs/PERFORMANCE.md).
+TEST(Faults, ABoxedHitOfALinkedInDslKeepsNoCopyOfTheArguments) {
+  const long linked_in = first_argument_references("linked_in", "add.Tensor");
+  const long loaded = first_argument_references("alpha", "sub.Tensor");
+  EXPECT_EQ(loaded, linked_in + 1) << "a node whose kernels load at run time keeps a copy for its fallback";
+}
+
+TEST(Faults, ALinkedInDslsKernelUnavailableReachesTheCallerAndTheNodeStaysOn) {
+  register_dsl(make_compiled_in_dsl("linked_in", "1"));
+  const std::string id = register_op_override<at::_ops::neg>(
+      "linked_in", DispatchKey::CPU, [](const at::Tensor&) { return true; },
+      [](const at::Tensor&) -> at::Tensor { throw KernelUnavailable("a vendor library is missing"); });
+  init();
+  expect_strict_failure([] { at::neg(at::rand({3})); }, "a vendor library is missing", id);
 }
 
 TEST(Faults, OtherImplErrorsAlwaysReachTheCaller) {

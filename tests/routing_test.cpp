@@ -115,7 +115,7 @@ TEST_F(Routing, DeregisterAndReenableRoundTripRestoresTheOriginalKernel) {
   EXPECT_NE(testing::computed_table("mul.Tensor"), before) << "init() installed no router";
   EXPECT_TRUE(testing::graph("mul.Tensor").router_installed);
 
-  EXPECT_EQ(deregister_overrides({"alpha", "", std::nullopt}), 1u);
+  EXPECT_EQ(deregister_overrides({"alpha", "", std::nullopt}, Apply::now), 1u);
   EXPECT_EQ(find_node(id)->state, NodeState::disabled);
   EXPECT_NE(find_node(id)->reason.find("dsl=alpha"), std::string::npos) << find_node(id)->reason;
   EXPECT_FALSE(testing::graph("mul.Tensor").router_installed) << "an empty graph keeps its router";
@@ -123,7 +123,7 @@ TEST_F(Routing, DeregisterAndReenableRoundTripRestoresTheOriginalKernel) {
   EXPECT_TRUE(close(at::mul(a4, b4), a4 * b4.clone()));
   EXPECT_EQ(hits(id), 0u);
 
-  EXPECT_EQ(reenable_overrides({"alpha", "", std::nullopt}), 1u);
+  EXPECT_EQ(reenable_overrides({"alpha", "", std::nullopt}, Apply::now), 1u);
   EXPECT_TRUE(testing::graph("mul.Tensor").router_installed);
   EXPECT_TRUE(identical(at::mul(a4, b4), at::full_like(a4, 5)));
   EXPECT_EQ(hits(id), 1u);
@@ -133,7 +133,7 @@ TEST_F(Routing, NodesOnlyChangesKeepTheRouterUntilSync) {
   const std::string before = testing::computed_table("mul.Tensor");
   register_op_override<at::_ops::mul_Tensor>("alpha", DispatchKey::CPU, numel_is(4), returns(6));
   init();
-  deregister_overrides({"alpha", "", std::nullopt}, Apply::nodes_only);
+  deregister_overrides({"alpha", "", std::nullopt});  // the default: Apply::nodes_only
   EXPECT_TRUE(testing::graph("mul.Tensor").router_installed);
   const uint64_t before_calls = fallthroughs("mul.Tensor");
   const at::Tensor product = at::mul(a4, b4);

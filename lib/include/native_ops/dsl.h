@@ -27,10 +27,18 @@ class NATIVE_OPS_API Dsl {
   virtual std::string runtime_version() const = 0;
   /// Why the runtime is unavailable and how to fix that ("" when available).
   virtual std::string unavailable_reason() const = 0;
+  /// True when a kernel of this DSL can turn out unable to run at a call (it is loaded,
+  /// compiled or launched through a runtime): its nodes then fall back to aten on
+  /// KernelUnavailable (faults.h), and a boxed hit keeps a copy of the arguments for that.
+  /// False for kernels linked into the library that registers them, which have nothing
+  /// to load: their nodes never fall back and a boxed hit copies nothing.
+  virtual bool kernels_load_at_run_time() const { return true; }
 };
 
 /// A DSL whose kernels are compiled into the library that registers them, so there is no
-/// runtime to load: always available. What a plugin registers for a DSL name of its own.
+/// runtime to load: always available, and its kernels never load at run time. What a
+/// plugin registers for a DSL name of its own (a DSL of a vendor runtime that its
+/// kernels load lazily implements Dsl itself, so that its nodes can fall back).
 NATIVE_OPS_API std::unique_ptr<Dsl> make_compiled_in_dsl(std::string name, std::string version);
 
 /// Adds a DSL (e.g. from a plugin). Throws native_ops::Error if the name is taken.
@@ -43,8 +51,8 @@ NATIVE_OPS_API std::vector<const Dsl*> dsls();
 NATIVE_OPS_API std::vector<std::string> dsl_names();
 
 /// Switches off every override of the DSL (a Filter on dsl); returns how many changed.
-NATIVE_OPS_API size_t disable_dsl(std::string_view name, Apply apply = Apply::now);
+NATIVE_OPS_API size_t disable_dsl(std::string_view name, Apply apply = Apply::nodes_only);
 /// Switches every override of the DSL on again; returns how many changed.
-NATIVE_OPS_API size_t enable_dsl(std::string_view name, Apply apply = Apply::now);
+NATIVE_OPS_API size_t enable_dsl(std::string_view name, Apply apply = Apply::nodes_only);
 
 }  // namespace native_ops

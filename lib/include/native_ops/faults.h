@@ -16,7 +16,9 @@
 // with set_on_error(). Conformance sweeps and benchmarks always run strict: a fallback
 // would judge or time aten instead of the override.
 // Other exceptions an impl throws (bad input, wrong results caught by a check) always
-// reach the caller.
+// reach the caller, and so does everything a node of a DSL whose kernels are linked in
+// (cpp, make_compiled_in_dsl: Dsl::kernels_load_at_run_time) throws: nothing of it can
+// fail to load, so it never falls back, and a boxed hit keeps no copy of the arguments.
 
 #include <string>
 #include <string_view>

@@ -17,7 +17,7 @@
 #include "native_ops/registry.h"
 
 /// Bumped whenever what a plugin may assume of native-ops changes incompatibly.
-#define NATIVE_OPS_PLUGIN_ABI 1
+#define NATIVE_OPS_PLUGIN_ABI 2
 
 #define NATIVE_OPS_PLUGIN(register_function)                                                                      \
   extern "C" __attribute__((visibility("default"))) int native_ops_plugin_abi() { return NATIVE_OPS_PLUGIN_ABI; } \

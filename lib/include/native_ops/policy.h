@@ -79,6 +79,6 @@ struct PolicyPlan {
 /// names).
 NATIVE_OPS_API PolicyPlan plan_policy(const Policy& policy);
 /// Plans and applies a policy atomically (set_graph_orders); warnings are logged.
-NATIVE_OPS_API PolicyPlan apply_policy(const Policy& policy, Apply apply = Apply::now);
+NATIVE_OPS_API PolicyPlan apply_policy(const Policy& policy, Apply apply = Apply::nodes_only);
 
 }  // namespace native_ops

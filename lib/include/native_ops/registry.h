@@ -142,15 +142,17 @@ NATIVE_OPS_API std::vector<GraphInfo> graphs();
 /// One node by id, if registered.
 NATIVE_OPS_API std::optional<NodeInfo> find_node(std::string_view id);
 
-/// How a change reaches the dispatcher.
+/// How a change reaches the dispatcher. Every call that changes nodes or orders takes
+/// one, and defaults to the mode that is safe while ops run on other threads.
 enum class Apply {
   /// Install the router of every graph that gained an active node and remove the router
   /// of every graph left with none, restoring the original kernel exactly. Touches the
   /// dispatcher table: the ops concerned must not be running on other threads.
   now,
-  /// Only swap node lists (atomic, safe while the ops run on any thread). A graph left
-  /// with no active node keeps its router, which falls through; a graph with no router
-  /// gets none. sync_routers() later brings the dispatcher in line.
+  /// The default. Only swap node lists (atomic, safe while the ops run on any thread). A
+  /// graph left with no active node keeps its router, which falls through (a few ns per
+  /// call); a graph with no router gets none, and a warning says so. sync_routers(), or
+  /// Apply::now, when no op runs, brings the dispatcher in line.
   nodes_only,
 };
 
@@ -163,9 +165,9 @@ struct Filter {
 
 /// Switches off the matching nodes (kept, listed as disabled); returns how many changed.
 /// Throws native_ops::Error for a dsl or op that names nothing registered.
-NATIVE_OPS_API size_t deregister_overrides(const Filter& filter, Apply apply = Apply::now);
+NATIVE_OPS_API size_t deregister_overrides(const Filter& filter, Apply apply = Apply::nodes_only);
 /// Switches the matching nodes on again; returns how many changed.
-NATIVE_OPS_API size_t reenable_overrides(const Filter& filter, Apply apply = Apply::now);
+NATIVE_OPS_API size_t reenable_overrides(const Filter& filter, Apply apply = Apply::nodes_only);
 
 /// A graph, as handed to and returned by an ordering function.
 using Graph = std::vector<NodeInfo>;
@@ -187,9 +189,9 @@ struct OrderingReport {
 NATIVE_OPS_API void set_ordering_function(OrderingFn fn);
 /// Re-applies the ordering function in force to every graph, starting from registration
 /// order each time. Invalid results are reported and logged; those graphs stay as they were.
-NATIVE_OPS_API OrderingReport reregister_overrides(Apply apply = Apply::now);
+NATIVE_OPS_API OrderingReport reregister_overrides(Apply apply = Apply::nodes_only);
 /// Clears the ordering function: every graph goes back to registration order.
-NATIVE_OPS_API OrderingReport reset_order(Apply apply = Apply::now);
+NATIVE_OPS_API OrderingReport reset_order(Apply apply = Apply::nodes_only);
 
 /// The order of one graph, as a policy sets it.
 struct GraphOrder {
@@ -203,7 +205,7 @@ struct GraphOrder {
 /// not listed go back to registration order, and the ordering function is cleared.
 /// Everything is checked first (every graph and node must exist, no node twice): then
 /// every graph changes, or, on a native_ops::Error, none does. Returns how many changed.
-NATIVE_OPS_API size_t set_graph_orders(const std::vector<GraphOrder>& orders, Apply apply = Apply::now);
+NATIVE_OPS_API size_t set_graph_orders(const std::vector<GraphOrder>& orders, Apply apply = Apply::nodes_only);
 
 /// Brings the dispatcher in line with the graphs after Apply::nodes_only changes.
 NATIVE_OPS_API void sync_routers();

@@ -32,6 +32,7 @@ class CompiledInDsl final : public Dsl {
   bool runtime_available() const override { return true; }
   std::string runtime_version() const override { return version_; }
   std::string unavailable_reason() const override { return ""; }
+  bool kernels_load_at_run_time() const override { return false; }
 
  private:
   std::string name_;

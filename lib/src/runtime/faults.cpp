@@ -60,7 +60,7 @@ std::vector<std::pair<std::string, OnError>> parse_on_error_list(std::string_vie
 }
 
 bool may_contain_kernel_failure(const ThreadRouting& t, const Node& node) {
-  return t.strict_depth == 0 && !node.strict_on_error.load(std::memory_order_relaxed);
+  return node.kernels_load_at_run_time && t.strict_depth == 0 && !node.strict_on_error.load(std::memory_order_relaxed);
 }
 
 bool contain_kernel_failure(ThreadRouting& t, const RouterState& router, const Node& node,

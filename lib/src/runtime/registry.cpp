@@ -86,6 +86,10 @@ void update_dispatcher(Registry& r, GraphEntry& graph, Apply apply) {
     if (!wanted && apply == Apply::now) uninstall(graph);
   } else if (wanted && apply == Apply::now) {
     install(r, graph);
+  } else if (wanted) {
+    log::warn(graph.qualified_name + " @ " + std::string(c10::toString(graph.key)) +
+              " has active nodes but no router, so they route nothing yet: call sync_routers() when none of "
+              "its calls runs (Apply::nodes_only installs no router)");
   }
 }
 
@@ -283,6 +287,7 @@ std::string register_node(NodeRequest request) {
   node->dsl = std::string(request.dsl);
   node->slot = static_cast<uint32_t>(graph->nodes.size() + 1);
   node->unconditional = request.options.unconditional_override;
+  node->kernels_load_at_run_time = dsl.kernels_load_at_run_time();
   node->origin = registering_origin();
   node->callables = std::move(request.callables);
   node->unavailable_reason = unavailable_reason(*graph, dsl, request);

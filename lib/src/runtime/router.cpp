@@ -37,8 +37,9 @@ C10_NOINLINE void run_boxed_impl(ThreadRouting& t, const RouterState& router, co
     log_decision(router, &node);
   }
   // The arguments, kept for the original kernel should the impl's kernel fail to run
-  // (the impl pops them); on the stack of this frame for up to 16 of them. A strict node,
-  // or a strict scope, never falls back: nothing is kept. The decision is read once, so
+  // (the impl pops them); on the stack of this frame for up to 16 of them. A node of a
+  // DSL whose kernels are linked in, a strict node, or a strict scope never falls back:
+  // nothing is kept. The decision is read once, so
   // that a policy switching the node to fallback meanwhile finds no arguments missing.
   const bool may_fall_back = may_contain_kernel_failure(t, node);
   const size_t count = op.schema().arguments().size();

@@ -95,6 +95,7 @@ struct Node {
   std::string dsl;
   uint32_t slot = 0;  // counter slot in its router
   bool unconditional = false;
+  bool kernels_load_at_run_time = true;  // its DSL's (Dsl::kernels_load_at_run_time)
   std::unique_ptr<Callables> callables;
 
   mutable std::atomic<uint64_t> cond_errors{0};
