@@ -65,8 +65,13 @@ class SpecParser {
     const std::vector<int64_t> sizes = int_list('[', ']');
     std::vector<int64_t> strides = contiguous_strides(sizes);
     if (peek() == '{') {
+      const size_t start = pos_;
       strides = int_list('{', '}');
       if (strides.size() != sizes.size()) fail("as many strides as sizes");
+      if (std::any_of(strides.begin(), strides.end(), [](int64_t s) { return s < 0; })) {
+        pos_ = start;
+        fail("strides of 0 or more (torch makes no tensor with a negative stride)");
+      }
     }
     c10::Device device(c10::kCPU);
     if (peek() == '@') {
@@ -90,7 +95,8 @@ class SpecParser {
       return at::empty_strided(sizes, strides, at::TensorOptions().dtype(dtype).device(device));
     } catch (const c10::Error& e) {
       throw Error("argument spec \"" + std::string(spec_) + "\": cannot make a " + device.str() + " tensor here (" +
-                  e.what_without_backtrace() + "); describe the inputs on a device this machine has");
+                  e.what_without_backtrace() + ")" +
+                  (device.is_cpu() ? std::string() : "; describe the inputs on a device this machine has"));
     }
   }
 
