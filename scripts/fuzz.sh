@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of tests/fuzz/ in build-fuzz/ with clang (CMake option
 # NATIVE_OPS_FUZZERS; -fsanitize=fuzzer,address,undefined on each parser), replays each
-# target's regression inputs, and runs each for SECONDS (default 60) from its seed corpus.
+# target's regression inputs, and runs each for SECONDS (default 45) from its seed corpus.
 # Any crash fails (exit 1) and leaves its input in build-fuzz/; make it a regression test
 # (tests/fuzz/regressions/<target>/) with the fix. Needs clang++; where there is none it
 # says so and exits 0 (scripts/setup.sh installs it on Debian).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"  # the build presets are found from the source tree
-seconds=${1:-60}
+seconds=${1:-45}
 clang=$(command -v clang++ || true)
 if [ -z "$clang" ]; then
   echo "[fuzz] skipped: no clang++ here (apt-get install clang)"
@@ -17,7 +17,7 @@ fi
 out="$root/build-fuzz"
 echo "[fuzz] configuring build-fuzz/ with clang (CMake preset fuzz)"
 "$root/scripts/configure.sh" fuzz -DCMAKE_CXX_COMPILER="$clang"
-targets=(policy op_symbol arg_spec)
+targets=(policy op_symbol arg_spec ordering)
 echo "[fuzz] building ${targets[*]/%/_fuzzer}"
 cmake --build --preset fuzz --parallel "$(nproc)"
 export ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1  # libtorch keeps its globals to exit

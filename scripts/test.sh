@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Command 2 of the README: sets up, builds, and runs every test: the ctest suite, then
 # the sanitizer runs (ASan + UBSan over the suite, TSan over the concurrency tests:
-# scripts/sanitize.sh) and the fuzzers, 60 s each (scripts/fuzz.sh). Arguments go to the
+# scripts/sanitize.sh) and the fuzzers, 45 s each (scripts/fuzz.sh). Arguments go to the
 # first ctest run (e.g. -R Sweep; -j1 for one test at a time). NATIVE_OPS_QUICK=1 runs
 # the ctest suite only.
 set -euo pipefail
@@ -15,4 +15,4 @@ if [ "${NATIVE_OPS_QUICK:-0}" = 1 ]; then
   exit 0
 fi
 "$root/scripts/sanitize.sh" all
-"$root/scripts/fuzz.sh" "${NATIVE_OPS_FUZZ_SECONDS:-60}"
+"$root/scripts/fuzz.sh" "${NATIVE_OPS_FUZZ_SECONDS:-45}"
