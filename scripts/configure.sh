@@ -14,6 +14,16 @@ case "$preset" in
   release) dir=build ;;
   *) dir="build-$preset" ;;
 esac
+# A compiler without a shared libstdc++ (the H200 machine's CXX=/opt/gcc/bin/g++) links a
+# copy of the C++ runtime into every library, which CMake refuses (CMakeLists.txt says why):
+# the system's g++ takes its place, with a note.
+has_shared_libstdcxx() { [[ "$("$1" -print-file-name=libstdc++.so 2>/dev/null)" == /* ]]; }
+if [ -n "${CXX:-}" ] && [ ! -f "$root/$dir/CMakeCache.txt" ] && ! has_shared_libstdcxx "$CXX"; then
+  if has_shared_libstdcxx /usr/bin/g++; then
+    echo "[configure] note: CXX=$CXX has no shared libstdc++ (libstdc++.so): building with /usr/bin/g++ instead"
+    export CXX=/usr/bin/g++ CUDAHOSTCXX=/usr/bin/g++
+  fi
+fi
 args=(--preset "$preset")
 [ -n "$TORCH_DIR" ] && args+=(-DTorch_DIR="$TORCH_DIR")
 [ -n "$PYTHON" ] && args+=(-DNATIVE_OPS_PYTHON="$PYTHON")
