@@ -1,4 +1,5 @@
-// native-ops bench [--dsl X] [--op Y] [--device cpu|cuda|all] [--json-file FILE] [--csv FILE] [--svg FILE] [--force]
+// native-ops bench [--dsl X] [--op Y] [--device cpu|cuda|all] [--grid [--dtype D]...] [--json-file FILE] [--csv FILE]
+//                  [--svg FILE] [--force]
 #include <unistd.h>
 #include <algorithm>
 #include <cctype>
@@ -13,6 +14,7 @@
 #include "native_ops/testing/benchmark.h"
 #include "native_ops/testing/conformance.h"
 #include "native_ops/testing/report.h"
+#include "native_ops/testing/samples.h"
 #include "report_file.h"
 
 namespace native_ops::cli {
@@ -28,6 +30,8 @@ struct BenchRequest {
   std::string svg;
   double seconds = 0.4;
   bool force = false;
+  bool grid = false;
+  std::vector<std::string> dtypes;
 };
 
 std::string duration(double ns) {
@@ -170,6 +174,10 @@ void add_bench_command(CLI::App& app, const GlobalOptions& options) {
   command->add_option("--svg", request->svg, "Also write an SVG chart of the speedups to FILE");
   command->add_flag("--force", request->force,
                     "Let the report files replace files that are not reports of their kind, and symbolic links");
+  command->add_flag("--grid", request->grid,
+                    "Time the op database's shape grids (rows x widths of real models, decode rows, odd sizes) "
+                    "instead of its benchmark shapes");
+  command->add_option("--dtype", request->dtypes, "With --grid: only these dtypes (repeatable): f32, bf16, ...");
   command->add_option("--seconds", request->seconds, "Time budget per (override, shape), default 0.4")
       ->check(CLI::Range(0.01, 60.0));
   command->callback([&options, request] {
@@ -177,6 +185,9 @@ void add_bench_command(CLI::App& app, const GlobalOptions& options) {
     bench.dsl = request->dsl;
     bench.op_symbol = request->op;
     bench.seconds_per_case = request->seconds;
+    bench.grid = request->grid;
+    if (!request->dtypes.empty() && !request->grid) throw Error("--dtype selects grid cells: add --grid");
+    for (const std::string& name : request->dtypes) bench.dtypes.push_back(samples::parse_dtype(name));
     if (request->device == "cpu") bench.devices = {c10::DeviceType::CPU};
     if (request->device == "cuda") bench.devices = {c10::DeviceType::CUDA};
     const std::vector<ReportFile> files = report_files(*request);

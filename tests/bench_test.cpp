@@ -77,6 +77,55 @@ TEST(Bench, TimesAtenTheImplAndTheRoutedCall) {
   EXPECT_DOUBLE_EQ(row.host_routed_ns, row.routed.median_ns);
 }
 
+// The grid: every cell of the axes' product in the dtypes asked for, named by its features;
+// a cell over max_bytes is sized on the meta device and never made; a cell the cond
+// declines is listed, not timed.
+TEST(Bench, TheGridTimesEveryCellInTheDtypesAskedFor) {
+  testing::register_test_dsls();
+  register_op_override<at::_ops::mul_Tensor>(
+      "alpha", c10::DispatchKey::CPU,
+      [](const at::Tensor& a, const at::Tensor&) -> Verdict { return a.numel() >= 100; },
+      [](const at::Tensor& a, const at::Tensor& b) { return call_original<at::_ops::mul_Tensor>(a, b); });
+  static int64_t largest_made = 0;
+  OpEntry entry;
+  entry.op_symbol = "mul.Tensor";
+  entry.dsls = {"alpha"};
+  entry.devices = {c10::DeviceType::CPU};
+  entry.dtypes = {at::kFloat, at::kDouble};
+  entry.samples = [](c10::Device, c10::ScalarType) { return std::vector<Sample>{}; };
+  entry.cost = [](const torch::jit::Stack& args) { return Cost{3.0 * args[0].toTensor().nbytes(), 0}; };
+  entry.bench_cases = [](c10::Device) { return std::vector<BenchCase>{}; };
+  entry.grid = [](c10::Device) {
+    ShapeGrid grid;
+    grid.axes = {{"n", {16, 1000, int64_t{1} << 22}}};
+    grid.max_bytes = 1 << 20;
+    grid.make_arguments = [](const std::vector<int64_t>& point, c10::ScalarType dtype, c10::Device device) {
+      if (!device.is_meta()) largest_made = std::max(largest_made, point[0]);
+      const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
+      return torch::jit::Stack{at::ones({point[0]}, options), at::ones({point[0]}, options)};
+    };
+    return grid;
+  };
+  register_op_entry(std::move(entry));
+  init();
+  BenchOptions options;
+  options.dsl = "alpha";
+  options.grid = true;
+  options.dtypes = {at::kDouble};
+  options.seconds_per_case = 0.02;
+  const BenchReport report = run_benchmarks(options);
+  ASSERT_EQ(report.rows.size(), 2u);
+  EXPECT_EQ(report.rows[0].shape, "f64 n=16");
+  EXPECT_EQ(report.rows[0].dtype, "f64");
+  EXPECT_EQ(report.rows[0].features, (std::vector<std::pair<std::string, int64_t>>{{"n", 16}}));
+  EXPECT_FALSE(report.rows[0].accepted);
+  EXPECT_FALSE(report.rows[0].timed);
+  EXPECT_EQ(report.rows[1].shape, "f64 n=1000");
+  EXPECT_TRUE(report.rows[1].timed);
+  EXPECT_DOUBLE_EQ(report.rows[1].bytes, 3.0 * 1000 * 8);
+  EXPECT_EQ(largest_made, 1000) << "the cell over max_bytes was made";
+}
+
 TEST(Bench, FlagsAnOverrideThatFiresWhereSlower) {
   testing::register_test_dsls();
   register_op_override<at::_ops::mul_Tensor>(

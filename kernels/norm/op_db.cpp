@@ -170,6 +170,17 @@ std::vector<BenchCase> norm_bench_cases(c10::Device device, const Norm& norm,
   return cases;
 }
 
+ShapeGrid norm_grid(c10::Device device, const Norm& norm) {
+  return row_op_grid(device, [norm](int64_t rows, int64_t width, c10::ScalarType dtype, c10::Device device) {
+    const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
+    const at::Tensor input = at::empty({rows, width}, options).uniform_(-2, 2);
+    const at::Tensor weight = at::empty({width}, options).uniform_(-2, 2);
+    const std::vector<int64_t> shape{width};
+    if (norm.layer) return torch::jit::Stack{input, shape, weight, at::empty({width}, options).uniform_(-2, 2), 1e-5};
+    return torch::jit::Stack{input, shape, weight, 1e-5};
+  });
+}
+
 OpEntry norm_entry(const char* op_symbol) {
   OpEntry entry;
   entry.op_symbol = op_symbol;
@@ -334,6 +345,7 @@ void register_norm_op_db() {
   layer_norm.bench_cases = [](c10::Device device) {
     return norm_bench_cases(device, kLayerNorm, {{64, 1024}, {32768, 4096}, {65536, 1024}, {1024, 65536}});
   };
+  layer_norm.grid = [](c10::Device device) { return norm_grid(device, kLayerNorm); };
   register_op_entry(std::move(layer_norm));
 
   OpEntry rms_norm = norm_entry("_fused_rms_norm");
@@ -342,6 +354,7 @@ void register_norm_op_db() {
   rms_norm.bench_cases = [](c10::Device device) {
     return norm_bench_cases(device, kRmsNorm, {{64, 1024}, {32768, 4096}, {4096, 32000}, {1024, 65536}});
   };
+  rms_norm.grid = [](c10::Device device) { return norm_grid(device, kRmsNorm); };
   register_op_entry(rms_norm);
 
   rms_norm.dsls = {"triton"};

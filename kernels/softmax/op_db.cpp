@@ -158,6 +158,14 @@ std::vector<BenchCase> rows_cuda_bench_cases(c10::Device device,
   return cases;
 }
 
+// Inputs in [-4, 4]: exponents well inside every dtype's range, as logits are.
+ShapeGrid softmax_grid(c10::Device device) {
+  return row_op_grid(device, [](int64_t rows, int64_t width, c10::ScalarType dtype, c10::Device device) {
+    const at::Tensor input = at::empty({rows, width}, at::TensorOptions().dtype(dtype).device(device)).uniform_(-4, 4);
+    return torch::jit::Stack{input, int64_t{-1}, false};
+  });
+}
+
 }  // namespace
 
 void register_softmax_op_db() {
@@ -173,6 +181,7 @@ void register_softmax_op_db() {
   entry.error_samples = softmax_errors;
   entry.cost = softmax_cost;
   entry.bench_cases = softmax_bench_cases;
+  entry.grid = softmax_grid;
   register_op_entry(entry);
 
   // The cuda and triton row kernels, for softmax and log-softmax: the same samples, on

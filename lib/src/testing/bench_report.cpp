@@ -21,6 +21,12 @@ nlohmann::json timing_json(const Timing& t) {
           {"noisy", t.noisy()}};
 }
 
+nlohmann::json features_json(const std::vector<std::pair<std::string, int64_t>>& features) {
+  nlohmann::json object = nlohmann::json::object();
+  for (const auto& [name, value] : features) object[name] = value;
+  return object;
+}
+
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\n") == std::string::npos) return text;
   std::string quoted = "\"";
@@ -66,6 +72,8 @@ std::string bench_json(const BenchReport& report) {
                     {"op", r.op_symbol},
                     {"device", r.device},
                     {"shape", r.shape},
+                    {"dtype", r.dtype},
+                    {"features", features_json(r.features)},
                     {"accepted", r.accepted},
                     {"decline_reason", r.decline_reason},
                     {"timed", r.timed},

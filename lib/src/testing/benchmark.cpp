@@ -14,6 +14,7 @@
 #include "native_ops/node_access.h"
 #include "native_ops/testing/conformance.h"
 #include "native_ops/testing/op_db.h"
+#include "native_ops/testing/samples.h"
 #include "testing/bench_clock.h"
 
 namespace native_ops {
@@ -118,7 +119,47 @@ struct BenchCaseRef {
   NodeHandle node;
   OpEntry entry;
   BenchCase bench;
+  std::string dtype;  // grid cells only
+  std::vector<std::pair<std::string, int64_t>> features;
 };
+
+// The cells of `entry`'s grid on `device`: every point of its axes' product in each
+// selected dtype, but those its cost model says move more than the grid's max_bytes
+// (sized on the meta device, before anything is allocated).
+std::vector<BenchCaseRef> grid_cases(const BenchCaseRef& base, c10::Device device,
+                                     const std::vector<c10::ScalarType>& dtypes) {
+  std::vector<BenchCaseRef> cases;
+  const ShapeGrid grid = base.entry.grid(device);
+  std::vector<size_t> index(grid.axes.size(), 0);
+  const auto next = [&] {
+    for (size_t axis = index.size(); axis-- > 0;) {
+      if (++index[axis] < grid.axes[axis].values.size()) return true;
+      index[axis] = 0;
+    }
+    return false;
+  };
+  for (const c10::ScalarType dtype : base.entry.dtypes) {
+    if (!dtypes.empty() && std::find(dtypes.begin(), dtypes.end(), dtype) == dtypes.end()) continue;
+    std::fill(index.begin(), index.end(), 0);
+    do {
+      std::vector<int64_t> point;
+      BenchCaseRef cell = base;
+      cell.dtype = samples::dtype_name(dtype);
+      cell.bench.shape = cell.dtype;
+      for (size_t axis = 0; axis < index.size(); ++axis) {
+        point.push_back(grid.axes[axis].values[index[axis]]);
+        cell.features.emplace_back(grid.axes[axis].name, point.back());
+        cell.bench.shape += " " + grid.axes[axis].name + "=" + std::to_string(point.back());
+      }
+      if (base.entry.cost(grid.make_arguments(point, dtype, c10::Device(c10::kMeta))).bytes > grid.max_bytes) continue;
+      cell.bench.make_arguments = [make = grid.make_arguments, point, dtype, device] {
+        return make(point, dtype, device);
+      };
+      cases.push_back(std::move(cell));
+    } while (next());
+  }
+  return cases;
+}
 
 // A row for `unit`, not yet measured.
 BenchRow row_for(const SweepUnit& unit) {
@@ -171,17 +212,25 @@ BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& pro
     }
     for (const OpEntry& entry : op_entries_for(unit.op_symbol, unit.dsl)) {
       if (std::find(entry.devices.begin(), entry.devices.end(), unit.device) == entry.devices.end()) continue;
-      for (const BenchCase& bench : entry.bench_cases(device)) cases.push_back({unit, node, entry, bench});
+      if (!options.grid) {
+        for (const BenchCase& bench : entry.bench_cases(device)) cases.push_back({unit, node, entry, bench, "", {}});
+      } else if (entry.grid) {
+        for (BenchCaseRef& cell : grid_cases({unit, node, entry, {}, "", {}}, device, options.dtypes)) {
+          cases.push_back(std::move(cell));
+        }
+      }
     }
   }
 
   for (size_t i = 0; i < cases.size(); ++i) {
-    const auto& [unit, node, entry, bench] = cases[i];
+    const auto& [unit, node, entry, bench, dtype, features] = cases[i];
     if (progress) progress(i, cases.size(), unit.node_id + " " + bench.shape);
     const c10::Device device = unit.target();
     detail::BenchClock& clock = *clocks.at(device.str());
     BenchRow row = row_for(unit);
     row.shape = bench.shape;
+    row.dtype = dtype;
+    row.features = features;
 
     const torch::jit::Stack arguments = bench.make_arguments();
     const Cost cost = entry.cost(arguments);

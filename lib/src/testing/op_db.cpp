@@ -135,4 +135,23 @@ std::vector<OpEntry> op_entries_for(std::string_view op_symbol, std::string_view
   return found;
 }
 
+ShapeGrid row_op_grid(
+    c10::Device device,
+    std::function<torch::jit::Stack(int64_t rows, int64_t width, c10::ScalarType dtype, c10::Device device)> make) {
+  ShapeGrid grid;
+  if (device.is_cpu()) {
+    grid.axes = {{"rows", {1, 7, 64, 1024}}, {"width", {127, 768, 4096, 50257}}};
+    grid.max_bytes = 256.0 * (1 << 20);
+  } else {
+    grid.axes = {
+        {"rows", {1, 8, 32, 64, 256, 2048, 8192, 32768}},
+        {"width", {127, 768, 2048, 4096, 4097, 5120, 8192, 11008, 14336, 32000, 50257, 65536, 128256, 151936, 256000}}};
+  }
+  grid.make_arguments = [make = std::move(make)](const std::vector<int64_t>& point, c10::ScalarType dtype,
+                                                 c10::Device device) {
+    return make(point[0], point[1], dtype, device);
+  };
+  return grid;
+}
+
 }  // namespace native_ops

@@ -19,10 +19,12 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 #include "native_ops/export.h"
 
 #include <c10/core/Device.h>
+#include <c10/core/ScalarType.h>
 
 namespace native_ops {
 
@@ -34,6 +36,9 @@ struct BenchOptions {
   double seconds_per_case = 0.4;         // budget per (node, shape), all variants together
   size_t min_rounds = 15;
   size_t max_rounds = 400;
+  /// Time the op database's shape grids (ShapeGrid) instead of its benchmark shapes.
+  bool grid = false;
+  std::vector<c10::ScalarType> dtypes;  // grid cells of these dtypes only; empty: all
 };
 
 /// One variant's times over the rounds, per call, in nanoseconds.
@@ -54,6 +59,9 @@ struct BenchRow {
   std::string op_symbol;
   std::string device;  // "cpu", "cuda:0"
   std::string shape;
+  /// Grid cells: the dtype and each axis' value ("rows", 64), as the op database names them.
+  std::string dtype;
+  std::vector<std::pair<std::string, int64_t>> features;
   bool accepted = false;       // its cond accepts the shape (the routed call fires it)
   std::string decline_reason;  // why not, when it does not
   bool timed = false;          // false: declined and the impl is not known to be correct there

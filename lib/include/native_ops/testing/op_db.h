@@ -82,6 +82,34 @@ struct BenchCase {
   std::vector<std::string> impl_correct_for;
 };
 
+/// One size feature that decides an op's speed ("rows", "width"), and the values the grid
+/// takes on it.
+struct GridAxis {
+  std::string name;
+  std::vector<int64_t> values;
+};
+
+/// The shape grid of an op: every combination of its axes' values, in every dtype of the
+/// entry. `native-ops bench --grid` times every node and aten on each cell.
+struct ShapeGrid {
+  std::vector<GridAxis> axes;
+  /// The arguments of one cell: one value per axis, in `axes`' order. On the meta device
+  /// it must allocate nothing: cells are sized that way before any is made.
+  std::function<torch::jit::Stack(const std::vector<int64_t>& point, c10::ScalarType dtype, c10::Device device)>
+      make_arguments;
+  /// Cells whose cost model moves more bytes are left out.
+  double max_bytes = 4.0 * (int64_t{1} << 30);
+};
+
+/// The grid of row ops (softmax, norms: a reduction over the last dimension), axes "rows"
+/// and "width": on a GPU, decode rows (1 to 64) and training rows up to 32768, times row
+/// widths of real models (768 to 256000, the vocabularies 32000, 50257, 128256, 151936) and
+/// odd ones (127, 4097), up to 4 GiB a cell; on the CPU a smaller grid, up to 256 MiB.
+/// `make` makes a call's arguments from a cell; it must allocate nothing on the meta device.
+NATIVE_OPS_API ShapeGrid row_op_grid(
+    c10::Device device,
+    std::function<torch::jit::Stack(int64_t rows, int64_t width, c10::ScalarType dtype, c10::Device device)> make);
+
 /// The database entry of one op.
 struct NATIVE_OPS_API OpEntry {
   std::string op_symbol;                            // "bmm", "add_.Tensor" (namespace aten)
@@ -100,6 +128,7 @@ struct NATIVE_OPS_API OpEntry {
   std::function<std::vector<ErrorSample>(c10::Device device)> error_samples;  // optional
   std::function<Cost(const torch::jit::Stack& arguments)> cost;
   std::function<std::vector<BenchCase>(c10::Device device)> bench_cases;
+  std::function<ShapeGrid(c10::Device device)> grid;  // optional
 
   Tolerance tolerance(c10::ScalarType dtype) const;
   bool tagged(std::string_view dsl) const;
