@@ -59,17 +59,14 @@ std::pair<int, fs::path> create_temporary(const fs::path& directory, const std::
 void check_existing(const ReportFile& file, const struct stat& target, bool force) {
   const KindInfo kind = info(file.kind);
   if (S_ISDIR(target.st_mode)) throw Error(where(file) + ": is a directory: give a file's path");
-  if (force) {
-    if (S_ISLNK(target.st_mode) || S_ISREG(target.st_mode)) return;
+  if (!S_ISREG(target.st_mode) && !S_ISLNK(target.st_mode)) {
     throw Error(where(file) + ": is not a regular file (a FIFO, device or socket): give a file's path");
   }
+  if (force) return;
   if (S_ISLNK(target.st_mode)) {
     throw Error(where(file) +
                 ": is a symbolic link: a report replaces the path, not what the link points at; "
                 "give the target's own path, or --force to replace the link");
-  }
-  if (!S_ISREG(target.st_mode)) {
-    throw Error(where(file) + ": is not a regular file (a FIFO, device or socket): give a file's path");
   }
   if (target.st_size == 0) return;
   std::ifstream existing(file.path, std::ios::binary);

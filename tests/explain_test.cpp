@@ -10,15 +10,7 @@ namespace {
 
 using c10::DispatchKey;
 
-std::string error_of(const std::function<void()>& call) {
-  try {
-    call();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no native_ops::Error";
-  return "";
-}
+using testing::error_of;
 
 TEST(ArgSpec, ParsesTensorsScalarsListsAndNone) {
   const torch::jit::Stack args = parse_arg_spec("f32[8,128,1], bf16[4,4]{1,4}@cpu, -1, 2.5, true, none, [0, 1], i64[]");

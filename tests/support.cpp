@@ -110,6 +110,16 @@ uint64_t cond_errors(const std::string& node_id) {
 
 uint64_t fallthroughs(const std::string& op_symbol, c10::DispatchKey key) { return graph(op_symbol, key).fallthroughs; }
 
+std::string error_of(const std::function<void()>& call) {
+  try {
+    call();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no native_ops::Error";
+  return "";
+}
+
 std::string computed_table(const std::string& op_symbol) {
   const size_t dot = op_symbol.find('.');
   const std::string name = "aten::" + op_symbol.substr(0, dot);

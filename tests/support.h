@@ -35,6 +35,10 @@ GraphInfo graph(const std::string& op_symbol, c10::DispatchKey key = c10::Dispat
 /// The dispatcher's computed table of aten::<op_symbol>: what runs at each key.
 std::string computed_table(const std::string& op_symbol);
 
+/// The message of the native_ops::Error `call` throws; fails the test (and returns "")
+/// when it throws none.
+std::string error_of(const std::function<void()>& call);
+
 /// Runs `fn` with every override of `op_symbol` switched off: the aten result.
 at::Tensor aten_reference(const std::string& op_symbol, const std::function<at::Tensor()>& fn);
 
