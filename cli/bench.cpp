@@ -1,5 +1,5 @@
-// native-ops bench [--dsl X] [--op Y] [--device cpu|cuda|all] [--grid [--dtype D]...] [--json-file FILE] [--csv FILE]
-//                  [--svg FILE] [--force]
+// native-ops bench [--dsl X] [--op Y] [--device cpu|cuda|all] [--grid [--dtype D]...] [--as-routed]
+//                  [--json-file FILE] [--csv FILE] [--svg FILE] [--force]
 #include <unistd.h>
 #include <algorithm>
 #include <cctype>
@@ -31,6 +31,7 @@ struct BenchRequest {
   double seconds = 0.4;
   bool force = false;
   bool grid = false;
+  bool as_routed = false;
   std::vector<std::string> dtypes;
 };
 
@@ -178,6 +179,9 @@ void add_bench_command(CLI::App& app, const GlobalOptions& options) {
                     "Time the op database's shape grids (rows x widths of real models, decode rows, odd sizes) "
                     "instead of its benchmark shapes");
   command->add_option("--dtype", request->dtypes, "With --grid: only these dtypes (repeatable): f32, bf16, ...");
+  command->add_flag("--as-routed", request->as_routed,
+                    "Time each op's routed call as configured (order, policy, selection tables) against aten: one "
+                    "row per op and shape, naming the node that fires");
   command->add_option("--seconds", request->seconds, "Time budget per (override, shape), default 0.4")
       ->check(CLI::Range(0.01, 60.0));
   command->callback([&options, request] {
@@ -186,8 +190,9 @@ void add_bench_command(CLI::App& app, const GlobalOptions& options) {
     bench.op_symbol = request->op;
     bench.seconds_per_case = request->seconds;
     bench.grid = request->grid;
+    bench.as_routed = request->as_routed;
     if (!request->dtypes.empty() && !request->grid) throw Error("--dtype selects grid cells: add --grid");
-    for (const std::string& name : request->dtypes) bench.dtypes.push_back(samples::parse_dtype(name));
+    for (const std::string& name : request->dtypes) bench.dtypes.push_back(parse_dtype(name));
     if (request->device == "cpu") bench.devices = {c10::DeviceType::CPU};
     if (request->device == "cuda") bench.devices = {c10::DeviceType::CUDA};
     const std::vector<ReportFile> files = report_files(*request);

@@ -40,6 +40,7 @@ void add_explain_command(CLI::App& app, const GlobalOptions& options);
 void add_reorder_command(CLI::App& app, const GlobalOptions& options);
 void add_test_command(CLI::App& app, const GlobalOptions& options);
 void add_bench_command(CLI::App& app, const GlobalOptions& options);
+void add_tune_command(CLI::App& app, const GlobalOptions& options);
 
 /// `text` in the colour that goes with a node state ("active", "disabled", ...), if asked.
 std::string paint(const std::string& text, const std::string& state, bool color);

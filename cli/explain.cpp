@@ -1,5 +1,7 @@
 // native-ops explain OP --args SPEC [--key KEY]
+#include <iomanip>
 #include <iostream>
+#include <optional>
 
 #include "commands.h"
 #include "native_ops/registry.h"
@@ -23,6 +25,21 @@ void print_explanation(const Explanation& e, bool color) {
     return;
   }
   if (!e.router_installed) std::cout << "  the router is not installed (native-ops off, or no active node)\n";
+  std::optional<std::string> picked;  // the node a table that applies lets fire, or "aten"
+  if (const auto& table = e.selection) {
+    std::string features;
+    for (const auto& [name, value] : table->features) features += " " + name + "=" + std::to_string(value);
+    std::cout << "  selection table (" << table->source << "): " << table->dtype << features;
+    if (table->applies) {
+      picked = table->cell;
+      std::cout << " falls in " << table->bucket << ": " << table->cell;
+      if (table->margin > 0)
+        std::cout << " (" << std::fixed << std::setprecision(2) << table->margin << "x aten as tuned)";
+      std::cout << "\n";
+    } else {
+      std::cout << ": the table does not apply (" << table->why << "); routed in order\n";
+    }
+  }
   for (size_t i = 0; i < e.checks.size(); ++i) {
     const CondCheck& check = e.checks[i];
     std::string verdict;
@@ -33,6 +50,9 @@ void print_explanation(const Explanation& e, bool color) {
     } else if (check.fires) {
       verdict = "accepts: FIRES";
       state = "fires";
+    } else if (check.accepted && picked && *picked != check.node.id) {
+      verdict = "accepts (the selection table picks " + *picked + ")";
+      state = "active";
     } else if (check.accepted) {
       verdict = "accepts (an earlier node fires)";
       state = "active";

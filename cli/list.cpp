@@ -9,6 +9,7 @@
 #include "native_ops/dsl.h"
 #include "native_ops/error.h"
 #include "native_ops/names.h"
+#include "native_ops/policy.h"
 #include "native_ops/registry.h"
 #include "native_ops/report.h"
 
@@ -57,6 +58,9 @@ void print_table(const std::vector<GraphInfo>& graphs, bool color) {
     for (const std::string& overlap : graph.overlaps) {
       std::cout << "  " << paint("overlap", "disabled", color) << ": another library's kernel is at this (op, key), "
                 << overlap << "\n";
+    }
+    if (graph.selection) {
+      std::cout << "  selection table (" << graph.selection_source << "): " << summarize(*graph.selection) << "\n";
     }
     std::cout << "   #  " << std::left << std::setw(id_width) << "node id" << std::setw(8) << "dsl" << std::setw(14)
               << "applies" << std::setw(10) << "hits" << std::setw(12) << "origin"

@@ -57,6 +57,7 @@ int main(int argc, char** argv) {
   add_reorder_command(app, options);
   add_test_command(app, options);
   add_bench_command(app, options);
+  add_tune_command(app, options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

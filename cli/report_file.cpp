@@ -18,7 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// How each report begins, as lib/src/testing/{bench,sweep}_report.cpp write it.
+// How each report begins, as lib/src/testing/{bench,sweep}_report.cpp and tune.cpp write it.
 struct KindInfo {
   const char* name;
   const char* head;
@@ -32,6 +32,8 @@ KindInfo info(ReportKind kind) {
     case ReportKind::bench_json: return {"JSON report of native-ops bench", "{\n  \"devices\": ["};
     case ReportKind::bench_csv: return {"CSV report of native-ops bench", "node,dsl,op,device,shape,"};
     case ReportKind::bench_svg: return {"SVG chart of native-ops bench", "<svg xmlns=\"http://www.w3.org/2000/svg\""};
+    case ReportKind::tuned_policy:
+      return {"policy written by native-ops tune", "{\n \"version\": 2,\n \"description\": \"Tuned"};
   }
   return {"report", ""};
 }

@@ -1,5 +1,5 @@
 #pragma once
-// Report files (--junit, --json-file, --csv, --svg): checked before a command's work
+// Report files (--junit, --json-file, --csv, --svg, tune's -o and --results): checked before a command's work
 // starts, written atomically after it.
 
 #include <string>
@@ -8,7 +8,7 @@
 namespace native_ops::cli {
 
 /// What a report file holds; an existing file is replaced only by a report of its kind.
-enum class ReportKind { junit, bench_json, bench_csv, bench_svg };
+enum class ReportKind { junit, bench_json, bench_csv, bench_svg, tuned_policy };
 
 /// One report a command will write.
 struct ReportFile {

@@ -64,7 +64,7 @@ SweepOptions sweep_options(const TestRequest& request) {
   options.op_symbol = request.op;
   if (request.device == "cpu") options.devices = {c10::DeviceType::CPU};
   if (request.device == "cuda") options.devices = {c10::DeviceType::CUDA};
-  for (const std::string& name : request.dtypes) options.dtypes.push_back(samples::parse_dtype(name));
+  for (const std::string& name : request.dtypes) options.dtypes.push_back(parse_dtype(name));
   if (!request.shard.empty()) parse_shard(request.shard, options);
   return options;
 }

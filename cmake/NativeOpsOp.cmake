@@ -11,7 +11,9 @@
 # An op is a folder kernels/<op>/ with an op.cmake that calls native_ops_op() once, and
 # one entry in kernels/ops.cmake.
 
-# native_ops_op(NAME [<DSL> FILES...]... [OP_DB FILES...])
+# native_ops_op(NAME [FEATURES FILES...] [<DSL> FILES...]... [OP_DB FILES...])
+#   FEATURES: .cpp files that declare the op's shape features (selection.h) for every key,
+#     go into the runtime, and define native_ops::kernels::register_<NAME>_features().
 #   <DSL>: a DSL of the table in upper case (CPP, CUDA, TRITON). Its .cpp files hold the
 #     op's conds and impls in that DSL, go into the runtime, and define
 #     native_ops::kernels::register_<NAME>_<dsl>(); its other files (kernel sources: .cu,
@@ -21,7 +23,7 @@
 # Files are relative to the folder of the op.cmake that calls it. The same folder builds
 # into a plugin instead with native_ops_add_op_plugin() (host C++ only).
 function(native_ops_op name)
-  set(keywords OP_DB)
+  set(keywords OP_DB FEATURES)
   foreach(dsl IN LISTS NATIVE_OPS_DSLS)
     string(TOUPPER "${dsl}" keyword)
     list(APPEND keywords ${keyword})
@@ -32,6 +34,11 @@ function(native_ops_op name)
   endif()
   if(NOT name MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
     message(FATAL_ERROR "native_ops_op(${name}): an op folder's name must be a C identifier; it names its registration functions")
+  endif()
+  if(arg_FEATURES)
+    list(TRANSFORM arg_FEATURES PREPEND "${CMAKE_CURRENT_LIST_DIR}/")
+    target_sources(${native_ops_op_target} PRIVATE ${arg_FEATURES})
+    set_property(GLOBAL APPEND PROPERTY ${native_ops_op_registrations} register_${name}_features)
   endif()
   foreach(dsl IN LISTS NATIVE_OPS_DSLS)
     string(TOUPPER "${dsl}" keyword)

@@ -142,7 +142,7 @@ std::vector<SweepCase> sweep_cases() {
   return cases;
 }
 
-void PrintTo(const SweepCase& c, std::ostream* out) { *out << c.node_id << " " << samples::dtype_name(c.dtype); }
+void PrintTo(const SweepCase& c, std::ostream* out) { *out << c.node_id << " " << dtype_name(c.dtype); }
 
 class Sweep : public ::testing::TestWithParam<SweepCase> {};
 
@@ -176,7 +176,7 @@ TEST_P(Sweep, MatchesAten) {
 
 INSTANTIATE_TEST_SUITE_P(Builtins, Sweep, ::testing::ValuesIn(sweep_cases()),
                          [](const ::testing::TestParamInfo<SweepCase>& info) {
-                           return info.param.node_id + "_" + samples::dtype_name(info.param.dtype);
+                           return info.param.node_id + "_" + dtype_name(info.param.dtype);
                          });
 
 }  // namespace

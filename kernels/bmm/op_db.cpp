@@ -112,9 +112,9 @@ Cost bmm_cost(const torch::jit::Stack& arguments) {
 }
 
 BenchCase bmm_bench_case(BmmShape s, c10::ScalarType dtype, c10::Device device, std::vector<std::string> correct) {
-  const std::string shape = samples::dtype_name(dtype) + " (" + std::to_string(s.batch) + "," + std::to_string(s.m) +
-                            "," + std::to_string(s.k) + ")x(" + std::to_string(s.batch) + "," + std::to_string(s.k) +
-                            "," + std::to_string(s.n) + ")";
+  const std::string shape = dtype_name(dtype) + " (" + std::to_string(s.batch) + "," + std::to_string(s.m) + "," +
+                            std::to_string(s.k) + ")x(" + std::to_string(s.batch) + "," + std::to_string(s.k) + "," +
+                            std::to_string(s.n) + ")";
   return {shape,
           [s, dtype, device] {
             Fill fa, fb;

@@ -159,7 +159,7 @@ std::vector<BenchCase> norm_bench_cases(c10::Device device, const Norm& norm,
   std::vector<BenchCase> cases;
   for (const c10::ScalarType dtype : {at::kBFloat16, at::kHalf, at::kFloat}) {
     for (const auto& [rows, width] : shapes) {
-      cases.push_back({samples::dtype_name(dtype) + " [" + std::to_string(rows) + "," + std::to_string(width) + "]",
+      cases.push_back({dtype_name(dtype) + " [" + std::to_string(rows) + "," + std::to_string(width) + "]",
                        [norm, rows, width, dtype, device] {
                          const at::Tensor input = samples::make_tensor({rows, width}, dtype, device);
                          return arguments_for(norm, input, Call{{rows, width}}, 1);
@@ -319,7 +319,7 @@ std::vector<BenchCase> rms_backward_bench_cases(c10::Device device) {
       for (const bool grad_weight : {true, false}) {
         if (!grad_weight && rows != 32768) continue;  // the input's gradient alone, at one shape
         cases.push_back(
-            {samples::dtype_name(dtype) + " [" + std::to_string(rows) + "," + std::to_string(width) + "]" +
+            {dtype_name(dtype) + " [" + std::to_string(rows) + "," + std::to_string(width) + "]" +
                  (grad_weight ? "" : " input only"),
              [rows, width, dtype, device, grad_weight] {
                const at::Tensor input = samples::make_tensor({rows, width}, dtype, device);

@@ -131,7 +131,7 @@ Cost softmax_cost(const torch::jit::Stack& arguments) {
 
 BenchCase rows_bench_case(int64_t rows, int64_t width, c10::ScalarType dtype, c10::Device device,
                           std::vector<std::string> correct) {
-  return {samples::dtype_name(dtype) + " [" + std::to_string(rows) + "," + std::to_string(width) + "]",
+  return {dtype_name(dtype) + " [" + std::to_string(rows) + "," + std::to_string(width) + "]",
           [rows, width, dtype, device] {
             return torch::jit::Stack{samples::make_tensor({rows, width}, dtype, device), int64_t{-1}, false};
           },

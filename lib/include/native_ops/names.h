@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "native_ops/export.h"
+
+#include <c10/core/ScalarType.h>
 #include "native_ops/registry.h"
 
 namespace native_ops {
@@ -59,5 +61,12 @@ NATIVE_OPS_API std::string unknown_node_message(std::string_view id, const std::
 
 /// The node with id `id`; throws native_ops::Error with unknown_node_message() otherwise.
 NATIVE_OPS_API NodeInfo require_node(std::string_view id);
+
+/// A short dtype name: "f32", "bf16", "i64".
+NATIVE_OPS_API std::string dtype_name(c10::ScalarType dtype);
+
+/// The dtype a name stands for: a short name ("bf16") or torch's ("bfloat16", "float").
+/// Throws native_ops::Error naming the accepted names.
+NATIVE_OPS_API c10::ScalarType parse_dtype(std::string_view name);
 
 }  // namespace native_ops

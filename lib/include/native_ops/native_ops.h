@@ -12,5 +12,6 @@
 #include "native_ops/plugin.h"
 #include "native_ops/policy.h"
 #include "native_ops/registry.h"
+#include "native_ops/selection.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"

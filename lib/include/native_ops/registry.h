@@ -27,6 +27,7 @@
 
 #include "native_ops/boxed.h"
 #include "native_ops/error.h"
+#include "native_ops/selection_table.h"
 
 namespace native_ops {
 
@@ -104,6 +105,9 @@ struct GraphInfo {
   std::vector<std::string> overlaps;
   /// Nodes in routing order (the order in force), then the nodes it leaves out.
   std::vector<NodeInfo> nodes;
+  /// The selection table in force (selection.h), and the policy that set it.
+  std::optional<SelectionTable> selection;
+  std::string selection_source;
 };
 
 /// What one node's cond made of a call, in explain().
@@ -115,6 +119,18 @@ struct CondCheck {
   std::string reason;  // why the cond declined (as it said), or the error it threw
 };
 
+/// Where a call falls in the selection table of its graph (selection.h).
+struct SelectionLookup {
+  std::string source;                                     // the policy that set the table
+  std::vector<std::pair<std::string, int64_t>> features;  // the call's, by name
+  std::string dtype;                                      // "bf16"
+  bool applies = false;                                   // false: the call is routed in order (`why` says why)
+  std::string why;     // a dtype the table lacks, another device, features that threw
+  std::string bucket;  // "rows [64, 4096), width [4096, inf)"
+  std::string cell;    // the node id the cell names, or "aten"
+  double margin = 0;   // aten's time / the chosen one's, as tuned; 0 when not given
+};
+
 /// What the router would do with a call: every node's cond, in routing order.
 struct Explanation {
   std::string lib_symbol;
@@ -123,6 +139,8 @@ struct Explanation {
   c10::DispatchKey key = c10::DispatchKey::Undefined;
   bool router_installed = false;
   std::vector<CondCheck> checks;
+  /// Set when a selection table is in force for the graph: it decides which node may fire.
+  std::optional<SelectionLookup> selection;
   /// The node whose impl runs; nullopt when the original (aten) kernel runs.
   std::optional<std::string> fires;
 };
@@ -199,10 +217,15 @@ struct GraphOrder {
   c10::DispatchKey key = c10::DispatchKey::Undefined;
   std::vector<std::string> order;                            // node ids, in routing order
   std::vector<std::pair<std::string, std::string>> dropped;  // (node id, why it is left out)
+  /// A selection table for the graph (selection.h); its cells name nodes of the graph or
+  /// "aten", and the op must have registered features of the same names.
+  std::optional<SelectionTable> selection;
+  std::string selection_source;  // the policy it comes from, for list and explain
 };
 
-/// Sets the orders of many graphs at once, each starting from registration order; graphs
-/// not listed go back to registration order, and the ordering function is cleared.
+/// Sets the orders (and selection tables) of many graphs at once, each starting from
+/// registration order; graphs not listed go back to registration order without a table,
+/// and the ordering function is cleared.
 /// Everything is checked first (every graph and node must exist, no node twice): then
 /// every graph changes, or, on a native_ops::Error, none does. Returns how many changed.
 NATIVE_OPS_API size_t set_graph_orders(const std::vector<GraphOrder>& orders, Apply apply = Apply::nodes_only);

@@ -5,6 +5,7 @@
 #include "native_ops/policy.h"
 #include "runtime/env.h"
 #include "runtime/registry_state.h"
+#include "runtime/tuned_tables.h"
 
 namespace native_ops {
 
@@ -27,6 +28,37 @@ void load_plugins_from_env() {
   }
 }
 
+// Puts the shipped selection tables in force: every policy applied from now on keeps them
+// for the graphs it has no table for. Tables that do not parse, or do not fit this build
+// (a graph or node it lacks: drop_tuned_tables), are all left out with a warning: init()
+// never fails for them.
+void set_tuned_tables(std::vector<PolicySelection> tables, std::string source) {
+  detail::Registry& r = detail::registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.tuned_tables = std::move(tables);
+  r.tuned_source = std::move(source);
+}
+
+void drop_tuned_tables(const Error& why) {
+  log::warn(std::string("the tuned selection tables are left out: ") + why.what());
+  set_tuned_tables({}, "");
+}
+
+void load_tuned_tables() {
+  try {
+    std::vector<PolicySelection> tables;
+    std::string source;
+    for (const detail::TunedPolicy& shipped : detail::tuned_policies()) {
+      Policy policy = parse_policy(shipped.json, shipped.name);
+      source += (source.empty() ? "" : ", ") + policy.source;
+      for (PolicySelection& selection : policy.select) tables.push_back(std::move(selection));
+    }
+    set_tuned_tables(std::move(tables), std::move(source));
+  } catch (const Error& e) {
+    drop_tuned_tables(e);
+  }
+}
+
 }  // namespace
 
 void init() {
@@ -45,6 +77,8 @@ void init() {
   const bool disabled = native_ops_disable || torch_disable;
   const std::string policy_path = env::get("NATIVE_OPS_ORDER_POLICY").value_or("");
   const std::string order_fn = env::get("NATIVE_OPS_ORDER_FN").value_or("");
+  const std::optional<std::string> tuned_switch = env::get("NATIVE_OPS_TUNED_TABLES");
+  const bool tuned_tables = !tuned_switch || tuned_switch->empty() || env::flag("NATIVE_OPS_TUNED_TABLES");
   std::vector<std::pair<std::string, OnError>> on_error;
   if (const auto text = env::get("NATIVE_OPS_ON_ERROR"); text && !text->empty()) {  // "" is unset, as elsewhere
     try {
@@ -69,12 +103,33 @@ void init() {
         throw Error(std::string("NATIVE_OPS_ON_ERROR: ") + e.what());
       }
     }
+    bool program_ordering = false;  // set_ordering_function() before init(): the program's choice
+    {
+      std::lock_guard<std::mutex> lock(r.mutex);
+      program_ordering = static_cast<bool>(r.ordering);
+    }
+    const bool with_tuned_tables = tuned_tables && order_fn.empty() && !program_ordering;
+    if (with_tuned_tables) load_tuned_tables();
     // Not initialised yet: these order nodes only; the routers come below.
     if (!policy_path.empty()) {
+      if (with_tuned_tables) {
+        try {
+          plan_policy(Policy{});  // the tables alone: a misfit is theirs, not the policy's
+        } catch (const Error& e) {
+          drop_tuned_tables(e);
+        }
+      }
       try {
         apply_policy(load_policy(policy_path), Apply::nodes_only);
       } catch (const Error& e) {
         throw Error(std::string("NATIVE_OPS_ORDER_POLICY: ") + e.what());
+      }
+    } else if (with_tuned_tables) {
+      try {
+        apply_policy(Policy{}, Apply::nodes_only);  // registration order and the tuned tables
+      } catch (const Error& e) {
+        drop_tuned_tables(e);
+        detail::apply_ordering(Apply::nodes_only);
       }
     } else {
       if (!order_fn.empty()) {
@@ -102,6 +157,16 @@ void init() {
     throw;
   }
 }
+
+namespace detail {
+
+std::pair<std::vector<PolicySelection>, std::string> tuned_tables() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return {r.tuned_tables, r.tuned_source};
+}
+
+}  // namespace detail
 
 bool is_initialized() {
   detail::Registry& r = detail::registry();

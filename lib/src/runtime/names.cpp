@@ -186,6 +186,44 @@ c10::DispatchKey parse_dispatch_key(std::string_view name) {
   }
 }
 
+std::string dtype_name(c10::ScalarType dtype) {
+  switch (dtype) {
+    case c10::kHalf: return "f16";
+    case c10::kBFloat16: return "bf16";
+    case c10::kFloat: return "f32";
+    case c10::kDouble: return "f64";
+    case c10::kBool: return "bool";
+    case c10::kByte: return "u8";
+    case c10::kChar: return "i8";
+    case c10::kShort: return "i16";
+    case c10::kInt: return "i32";
+    case c10::kLong: return "i64";
+    default: return c10::toString(dtype);
+  }
+}
+
+c10::ScalarType parse_dtype(std::string_view name) {
+  static const std::vector<std::pair<std::vector<std::string_view>, c10::ScalarType>> names = {
+      {{"f16", "float16", "half"}, c10::kHalf},
+      {{"bf16", "bfloat16"}, c10::kBFloat16},
+      {{"f32", "float32", "float"}, c10::kFloat},
+      {{"f64", "float64", "double"}, c10::kDouble},
+      {{"bool"}, c10::kBool},
+      {{"u8", "uint8"}, c10::kByte},
+      {{"i8", "int8"}, c10::kChar},
+      {{"i16", "int16", "short"}, c10::kShort},
+      {{"i32", "int32", "int"}, c10::kInt},
+      {{"i64", "int64", "long"}, c10::kLong}};
+  std::string known;
+  for (const auto& [aliases, dtype] : names) {
+    for (std::string_view alias : aliases) {
+      if (alias == name) return dtype;
+    }
+    known += (known.empty() ? "" : ", ") + std::string(aliases.front());
+  }
+  throw Error("unknown dtype '" + std::string(name) + "': use one of " + known + " (or torch's names, e.g. bfloat16)");
+}
+
 }  // namespace native_ops
 
 namespace native_ops::detail {

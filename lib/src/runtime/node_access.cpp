@@ -60,7 +60,7 @@ SoloRoute::SoloRoute(const NodeHandle& node) : node_(node) {
   if (!r.initialized) throw Error("native-ops is not initialised: call native_ops::init() first");
   auto& graph = const_cast<GraphEntry&>(*node.graph);
   if (!graph.library) install(r, graph);
-  publish(graph, {node.node});
+  publish(graph, {node.node}, /*with_selection=*/false);
 }
 
 SoloRoute::~SoloRoute() {

@@ -87,9 +87,12 @@ OrderingReport apply_ordering(Apply apply) {
   };
   for (size_t i = 0; i < graphs.size(); ++i) {
     // A registration that failed meanwhile may have removed the graph it had just added.
-    if (!valid[i] || !still_registered(graphs[i]) || graphs[i]->order == orders[i]) continue;
+    if (!valid[i] || !still_registered(graphs[i])) continue;
+    if (graphs[i]->order == orders[i] && !graphs[i]->selection) continue;
     for (const auto& node : graphs[i]->nodes) node->dropped_by = "left out by the ordering function";
     graphs[i]->order = std::move(orders[i]);
+    graphs[i]->selection.reset();  // an ordering function sets no table
+    graphs[i]->selection_source.clear();
     ++report.graphs_changed;
     update_dispatcher(r, *graphs[i], apply);
   }
@@ -126,6 +129,7 @@ size_t set_graph_orders(const std::vector<GraphOrder>& orders, Apply apply) {
     detail::GraphEntry* graph;
     std::vector<const detail::Node*> order;
     std::vector<std::pair<detail::Node*, std::string>> dropped;
+    const GraphOrder* wanted;
   };
   std::vector<Planned> planned;
   for (const GraphOrder& wanted : orders) {
@@ -133,7 +137,8 @@ size_t set_graph_orders(const std::vector<GraphOrder>& orders, Apply apply) {
     if (graph == nullptr) {
       throw Error("no graph aten::" + wanted.op_symbol + " @ " + c10::toString(wanted.key));
     }
-    Planned plan{graph, {}, {}};
+    if (wanted.selection) detail::check_selection_for(*graph, *wanted.selection);
+    Planned plan{graph, {}, {}, &wanted};
     std::set<const detail::Node*> seen;
     for (const std::string& id : wanted.order) {
       const detail::Node* node = node_of(*graph, id);
@@ -147,13 +152,19 @@ size_t set_graph_orders(const std::vector<GraphOrder>& orders, Apply apply) {
   size_t changed = 0;
   for (auto& graph : r.graphs) {
     std::optional<std::vector<const detail::Node*>> order;
+    std::optional<SelectionTable> selection;
+    std::string selection_source;
     for (Planned& plan : planned) {
       if (plan.graph != graph.get()) continue;
       order = plan.order;
+      selection = plan.wanted->selection;
+      selection_source = plan.wanted->selection_source;
       for (auto& [node, why] : plan.dropped) node->dropped_by = why;
     }
-    if (graph->order == order) continue;
+    if (graph->order == order && !graph->selection && !selection) continue;
     graph->order = std::move(order);
+    graph->selection = std::move(selection);
+    graph->selection_source = std::move(selection_source);
     ++changed;
     detail::update_dispatcher(r, *graph, apply);
   }

@@ -12,12 +12,15 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 
 #include "native_ops/dsl.h"
 #include "native_ops/log.h"
 #include "runtime/names.h"
+#include "runtime/registry_state.h"
+#include "runtime/selection.h"
 
 namespace native_ops {
 
@@ -56,9 +59,14 @@ bool nests_too_deep(std::string_view text) {
   return false;
 }
 
-const std::vector<std::string> kTopLevelKeys = {"version",      "description", "disable", "keep_dsls",
-                                                "dsl_priority", "order",       "on_error"};
+const std::vector<std::string> kTopLevelKeys = {"version",      "description", "disable",  "keep_dsls",
+                                                "dsl_priority", "order",       "on_error", "select"};
+const std::vector<std::string> kSelectionKeys = {"features", "device", "tuned_with", "tables"};
+const std::vector<std::string> kDeviceKeys = {"name", "capability"};
+const std::vector<std::string> kGridKeys = {"edges", "cells", "margins"};
 const std::vector<std::string> kSelectorKeys = {"op", "dsl", "key", "node"};
+
+bool is_glob(const std::string& pattern) { return pattern.find_first_of("*?[") != std::string::npos; }
 
 class PolicyParser {
  public:
@@ -101,12 +109,20 @@ class PolicyParser {
     }
     if (!doc.is_object()) fail("", "expected an object with \"version\": 1");
     for (const auto& [key, value] : doc.items()) check_known(key, kTopLevelKeys, "");
-    if (!doc.contains("version")) fail("", "\"version\" is missing: add \"version\": 1");
-    if (!doc["version"].is_number_integer() || doc["version"].get<int64_t>() != 1) {
-      fail("/version", "expected 1, the only policy version, found " + excerpt(doc["version"].dump()));
+    if (!doc.contains("version")) fail("", "\"version\" is missing: add \"version\": 1 (2 with \"select\")");
+    const json& version = doc["version"];
+    if (!version.is_number_integer() || (version.get<int64_t>() != 1 && version.get<int64_t>() != 2)) {
+      fail("/version", "expected 1, or 2 for a policy with \"select\", found " + excerpt(version.dump()));
     }
     Policy policy;
     policy.source = source_;
+    policy.version = static_cast<int>(version.get<int64_t>());
+    if (doc.contains("select")) {
+      if (policy.version < 2) fail("/select", "selection tables need \"version\": 2");
+      for (const auto& [graph, table] : object_at(doc["select"], "/select").items()) {
+        policy.select.push_back(selection(graph, table, "/select/" + graph));
+      }
+    }
     if (doc.contains("description")) string_at(doc["description"], "/description");
     if (doc.contains("disable")) {
       const json& list = array_at(doc["disable"], "/disable");
@@ -148,6 +164,76 @@ class PolicyParser {
       }
     }
     return {line, column};
+  }
+
+  PolicySelection selection(const std::string& graph, const json& value, const std::string& pointer) {
+    const size_t at = graph.find('@');
+    if (at == std::string::npos || at == 0 || at + 1 == graph.size()) {
+      fail(pointer, "name the graph as \"<op>@<KEY>\", e.g. \"_softmax@CUDA\"");
+    }
+    PolicySelection result{graph.substr(0, at), graph.substr(at + 1), {}};
+    if (is_glob(result.op_symbol)) fail(pointer, "a selection table names one op, not a glob");
+    const json& object = object_at(value, pointer);
+    for (const auto& [key, field] : object.items()) check_known(key, kSelectionKeys, pointer);
+    if (!object.contains("features")) fail(pointer, "\"features\" is missing");
+    if (!object.contains("tables")) fail(pointer, "\"tables\" is missing");
+    SelectionTable& table = result.table;
+    table.features = strings_at(object["features"], pointer + "/features");
+    if (object.contains("device")) {
+      const json& device = object_at(object["device"], pointer + "/device");
+      for (const auto& [key, field] : device.items()) check_known(key, kDeviceKeys, pointer + "/device");
+      if (!device.contains("name") || !device.contains("capability")) {
+        fail(pointer + "/device", "give both \"name\" and \"capability\"");
+      }
+      table.device = TunedDevice{string_at(device["name"], pointer + "/device/name"),
+                                 string_at(device["capability"], pointer + "/device/capability")};
+    }
+    if (object.contains("tuned_with")) {
+      for (const auto& [key, field] : object_at(object["tuned_with"], pointer + "/tuned_with").items()) {
+        table.tuned_with.emplace_back(key, string_at(field, pointer + "/tuned_with/" + key));
+      }
+    }
+    for (const auto& [dtype, grid] : object_at(object["tables"], pointer + "/tables").items()) {
+      table.grids.push_back(selection_grid(table.features, dtype, grid, pointer + "/tables/" + dtype));
+    }
+    if (const std::string problem = detail::selection_problem(table); !problem.empty()) fail(pointer, problem);
+    return result;
+  }
+
+  SelectionGrid selection_grid(const std::vector<std::string>& features, const std::string& dtype, const json& value,
+                               const std::string& pointer) {
+    SelectionGrid grid;
+    try {
+      grid.dtype = parse_dtype(dtype);
+    } catch (const Error& e) {
+      fail(pointer, e.what());
+    }
+    const json& object = object_at(value, pointer);
+    for (const auto& [key, field] : object.items()) check_known(key, kGridKeys, pointer);
+    if (!object.contains("edges") || !object.contains("cells")) fail(pointer, "give \"edges\" and \"cells\"");
+    const json& edges = object_at(object["edges"], pointer + "/edges");
+    for (const auto& [name, list] : edges.items()) check_known(name, features, pointer + "/edges");
+    for (const std::string& name : features) {
+      const std::string at = pointer + "/edges/" + name;
+      if (!edges.contains(name))
+        fail(pointer + "/edges", "the edges of \"" + name + "\" are missing ([] for one bucket)");
+      std::vector<int64_t> values;
+      const json& list = array_at(edges[name], at);
+      for (size_t i = 0; i < list.size(); ++i) {
+        if (!list[i].is_number_integer()) fail(at + "/" + std::to_string(i), "expected an integer");
+        values.push_back(list[i].get<int64_t>());
+      }
+      grid.edges.push_back(std::move(values));
+    }
+    grid.cells = strings_at(object["cells"], pointer + "/cells");
+    if (object.contains("margins")) {
+      const json& margins = array_at(object["margins"], pointer + "/margins");
+      for (size_t i = 0; i < margins.size(); ++i) {
+        if (!margins[i].is_number()) fail(pointer + "/margins/" + std::to_string(i), "expected a number");
+        grid.margins.push_back(margins[i].get<double>());
+      }
+    }
+    return grid;
   }
 
   PolicySelector selector(const json& value, const std::string& pointer) {
@@ -202,8 +288,6 @@ class PolicyParser {
   std::string source_;
 };
 
-bool is_glob(const std::string& pattern) { return pattern.find_first_of("*?[") != std::string::npos; }
-
 std::string op_name_of(const std::string& op_symbol) { return op_symbol.substr(0, op_symbol.find('.')); }
 
 bool op_matches(const std::string& pattern, const std::string& op_symbol) {
@@ -244,6 +328,11 @@ class PolicyChecker {
     }
     for (const auto& [target, action] : policy_.on_error) {
       if (target != "*") node_or_dsl(target, "/on_error/" + target);
+    }
+    for (const PolicySelection& selection : policy_.select) {
+      const std::string at = "/select/" + selection.op_symbol + "@" + selection.key;
+      op(selection.op_symbol, at);
+      key(selection.key, at);
     }
   }
 
@@ -298,15 +387,67 @@ std::vector<std::string> active_ids(const std::vector<const NodeInfo*>& nodes) {
   return ids;
 }
 
+// The graph a selection table is for, checked: its features and cells must fit.
+void check_selection(const Policy& policy, const PolicySelection& selection, const std::vector<GraphInfo>& all) {
+  const std::string at = "policy " + policy.source + " at /select/" + selection.op_symbol + "@" + selection.key + ": ";
+  const std::string op_symbol = parse_op_symbol(selection.op_symbol).str();
+  const c10::DispatchKey key = parse_dispatch_key(selection.key);
+  const auto graph = std::find_if(all.begin(), all.end(), [&](const GraphInfo& g) {
+    return g.lib_symbol == "aten" && g.op_symbol == op_symbol && g.key == key;
+  });
+  if (graph == all.end()) {
+    throw Error(at + "no override of aten::" + op_symbol + " is registered at " + selection.key +
+                ": a table selects among a graph's nodes");
+  }
+  const std::optional<std::vector<std::string>> features = shape_feature_names(op_symbol);
+  if (!features) throw Error(at + "aten::" + op_symbol + " declares no shape features");
+  if (*features != selection.table.features) {
+    std::string names;
+    for (const std::string& name : *features) names += (names.empty() ? "" : ", ") + name;
+    throw Error(at + "the features must be those of aten::" + op_symbol + ", in order: " + names);
+  }
+  std::vector<std::string> ids;
+  for (const NodeInfo& node : graph->nodes) ids.push_back(node.id);
+  for (const SelectionGrid& grid : selection.table.grids) {
+    for (size_t i = 0; i < grid.cells.size(); ++i) {
+      const std::string& cell = grid.cells[i];
+      if (cell == "aten" || std::find(ids.begin(), ids.end(), cell) != ids.end()) continue;
+      throw Error(at + "tables/" + dtype_name(grid.dtype) + "/cells/" + std::to_string(i) + ": \"" + excerpt(cell) +
+                  "\" is neither \"aten\" nor a node of aten::" + op_symbol + " @ " + selection.key + "." +
+                  did_you_mean(cell, ids));
+    }
+  }
+}
+
+const PolicySelection* selection_for(const Policy& policy, const GraphInfo& graph) {
+  for (const PolicySelection& selection : policy.select) {
+    if (graph.lib_symbol == "aten" && parse_op_symbol(selection.op_symbol).str() == graph.op_symbol &&
+        parse_dispatch_key(selection.key) == graph.key) {
+      return &selection;
+    }
+  }
+  return nullptr;
+}
+
+std::string summary_or_none(const std::optional<SelectionTable>& table) { return table ? summarize(*table) : ""; }
+
 // Applies the rules to one graph, starting from registration order.
-GraphOrder order_graph(const Policy& policy, const GraphInfo& graph, std::vector<std::string>& warnings) {
+GraphOrder order_graph(const Policy& policy, const GraphInfo& graph, const Policy& tuned,
+                       std::vector<std::string>& warnings) {
   const std::string label = graph.lib_symbol + "::" + graph.op_symbol + " @ " + c10::toString(graph.key);
   std::vector<const NodeInfo*> nodes;
   for (const NodeInfo& node : graph.nodes) nodes.push_back(&node);
   std::sort(nodes.begin(), nodes.end(),
             [](const NodeInfo* a, const NodeInfo* b) { return a->registration_index < b->registration_index; });
 
-  GraphOrder result{graph.op_symbol, graph.key, {}, {}};
+  GraphOrder result{graph.op_symbol, graph.key, {}, {}, {}, {}};
+  if (const PolicySelection* selection = selection_for(policy, graph)) {
+    result.selection = selection->table;
+    result.selection_source = policy.source;
+  } else if (const PolicySelection* shipped = selection_for(tuned, graph)) {
+    result.selection = shipped->table;
+    result.selection_source = tuned.source;
+  }
   const std::string by = "dropped by policy " + policy.source + ": ";
   std::vector<const NodeInfo*> kept;
   for (const NodeInfo* node : nodes) {
@@ -399,9 +540,27 @@ Policy load_policy(const std::string& path) {
   return parse_policy(text, path);
 }
 
+std::string summarize(const SelectionTable& table) {
+  std::string text;
+  for (const std::string& feature : table.features) text += (text.empty() ? "" : " x ") + feature;
+  text += ":";
+  for (size_t g = 0; g < table.grids.size(); ++g) {
+    const SelectionGrid& grid = table.grids[g];
+    text += (g ? ", " : " ") + dtype_name(grid.dtype) + " ";
+    for (size_t f = 0; f < grid.edges.size(); ++f) text += (f ? "x" : "") + std::to_string(grid.edges[f].size() + 1);
+  }
+  text += " buckets";
+  if (table.device) text += "; tuned on " + table.device->name + " (" + table.device->capability + ")";
+  return text;
+}
+
 PolicyPlan plan_policy(const Policy& policy) {
-  const std::vector<GraphInfo> all = graphs();
+  const std::vector<GraphInfo> all = detail::graph_infos(/*with_overlaps=*/false);
   PolicyChecker(policy, all).check();
+  for (const PolicySelection& selection : policy.select) check_selection(policy, selection, all);
+  Policy tuned;  // the shipped tables in force, kept for the graphs the policy gives no table
+  std::tie(tuned.select, tuned.source) = detail::tuned_tables();
+  for (const PolicySelection& selection : tuned.select) check_selection(tuned, selection, all);
   PolicyPlan plan;
   for (const PolicySelector& selector : policy.disable) {
     if (is_glob(selector.op) && std::none_of(all.begin(), all.end(), [&](const GraphInfo& graph) {
@@ -411,7 +570,7 @@ PolicyPlan plan_policy(const Policy& policy) {
     }
   }
   for (const GraphInfo& graph : all) {
-    GraphOrder order = order_graph(policy, graph, plan.warnings);
+    GraphOrder order = order_graph(policy, graph, tuned, plan.warnings);
     std::vector<const NodeInfo*> now;
     for (const NodeInfo& node : graph.nodes) {
       if (node.state == NodeState::active) now.push_back(&node);
@@ -423,8 +582,10 @@ PolicyPlan plan_policy(const Policy& policy) {
       }
     }
     GraphChange change{graph.lib_symbol + "::" + graph.op_symbol + " @ " + c10::toString(graph.key), active_ids(now),
-                       active_ids(then)};
-    if (change.before != change.after) plan.changes.push_back(std::move(change));
+                       active_ids(then), summary_or_none(graph.selection), summary_or_none(order.selection)};
+    const bool table_changes =
+        change.table_before != change.table_after || graph.selection_source != order.selection_source;
+    if (change.before != change.after || table_changes) plan.changes.push_back(std::move(change));
     plan.orders.push_back(std::move(order));
   }
   return plan;

@@ -50,9 +50,14 @@ GraphEntry* find_graph(Registry& r, std::string_view lib_symbol, const std::stri
   return nullptr;
 }
 
-void publish(GraphEntry& graph, std::vector<const Node*> nodes) {
+void publish(GraphEntry& graph, std::vector<const Node*> nodes, bool with_selection) {
   auto list = std::make_unique<RouteList>();
   list->nodes = std::move(nodes);
+  const OpFeatures* features = find_features(graph.lib_symbol, graph.op_symbol);
+  if (with_selection && graph.selection && features != nullptr && features->typed == graph.typed) {  // checked when set
+    list->selection = compile_selection(*graph.selection, list->nodes);
+    list->features = features->fn.get();
+  }
   graph.router->routes.store(list.get(), std::memory_order_release);
   graph.published.push_back(std::move(list));
 }
@@ -169,7 +174,16 @@ NodeInfo info_of(const GraphEntry& graph, const Node& node) {
   return info;
 }
 
-GraphInfo info_of(const GraphEntry& graph) {
+std::vector<GraphInfo> graph_infos(bool with_overlaps) {
+  ensure_builtins();
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  std::vector<GraphInfo> result;
+  for (const auto& graph : r.graphs) result.push_back(info_of(*graph, with_overlaps));
+  return result;
+}
+
+GraphInfo info_of(const GraphEntry& graph, bool with_overlaps) {
   GraphInfo info;
   info.lib_symbol = graph.lib_symbol;
   info.op_symbol = graph.op_symbol;
@@ -177,9 +191,11 @@ GraphInfo info_of(const GraphEntry& graph) {
   info.typed = graph.typed;
   info.router_installed = graph.library != nullptr;
   info.fallthroughs = graph.router ? counter_total(graph.router->index, kFallthroughSlot) : 0;
-  if (graph.op) info.overlaps = foreign_kernels(*graph.op, graph.key);
+  if (graph.op && with_overlaps) info.overlaps = foreign_kernels(*graph.op, graph.key);
   const std::vector<const Node*> order = graph.routing_order();
   for (const Node* node : order) info.nodes.push_back(info_of(graph, *node));
+  info.selection = graph.selection;
+  info.selection_source = graph.selection_source;
   for (const auto& node : graph.nodes) {
     if (std::find(order.begin(), order.end(), node.get()) == order.end()) {
       info.nodes.push_back(info_of(graph, *node));
@@ -359,17 +375,10 @@ std::string_view to_string(NodeState state) {
   return "?";
 }
 
-std::vector<GraphInfo> graphs() {
-  detail::ensure_builtins();
-  detail::Registry& r = detail::registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
-  std::vector<GraphInfo> result;
-  for (const auto& graph : r.graphs) result.push_back(detail::info_of(*graph));
-  return result;
-}
+std::vector<GraphInfo> graphs() { return detail::graph_infos(/*with_overlaps=*/true); }
 
 std::optional<NodeInfo> find_node(std::string_view id) {
-  for (GraphInfo& graph : graphs()) {
+  for (GraphInfo& graph : detail::graph_infos(/*with_overlaps=*/false)) {
     for (NodeInfo& node : graph.nodes) {
       if (node.id == id) return std::move(node);
     }

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "native_ops/dsl.h"
+#include "native_ops/policy.h"
 
 namespace native_ops {
 
@@ -29,7 +30,10 @@ std::string graphs_json(const std::vector<GraphInfo>& graphs) {
                     {"router_installed", graph.router_installed},
                     {"fallthroughs", graph.fallthroughs},
                     {"overlaps", graph.overlaps},
-                    {"nodes", std::move(nodes)}});
+                    {"nodes", std::move(nodes)},
+                    {"selection", graph.selection ? nlohmann::json{{"source", graph.selection_source},
+                                                                   {"summary", summarize(*graph.selection)}}
+                                                  : nlohmann::json()}});
   }
   return nlohmann::json{
       {"version", 1}, {"initialized", is_initialized()}, {"disabled", is_disabled()}, {"graphs", std::move(list)}}
@@ -60,20 +64,33 @@ std::string explanation_json(const Explanation& explanation) {
                      {"fires", check.fires},
                      {"reason", check.reason}});
   }
+  nlohmann::json selection;
+  if (const auto& lookup = explanation.selection) {
+    nlohmann::json features = nlohmann::json::object();
+    for (const auto& [name, value] : lookup->features) features[name] = value;
+    selection = {{"source", lookup->source},   {"dtype", lookup->dtype},  {"features", features},
+                 {"applies", lookup->applies}, {"why", lookup->why},      {"bucket", lookup->bucket},
+                 {"cell", lookup->cell},       {"margin", lookup->margin}};
+  }
   return nlohmann::json{{"version", 1},
                         {"op", explanation.lib_symbol + "::" + explanation.op_symbol},
                         {"key", c10::toString(explanation.key)},
                         {"schema", explanation.schema},
                         {"router_installed", explanation.router_installed},
                         {"fires", explanation.fires ? nlohmann::json(*explanation.fires) : nlohmann::json()},
-                        {"nodes", std::move(nodes)}}
+                        {"nodes", std::move(nodes)},
+                        {"selection", std::move(selection)}}
       .dump(2);
 }
 
 std::string policy_plan_json(const PolicyPlan& plan, const std::string& policy, bool applied) {
   nlohmann::json changes = nlohmann::json::array();
   for (const GraphChange& change : plan.changes) {
-    changes.push_back({{"graph", change.graph}, {"before", change.before}, {"after", change.after}});
+    changes.push_back({{"graph", change.graph},
+                       {"before", change.before},
+                       {"after", change.after},
+                       {"table_before", change.table_before},
+                       {"table_after", change.table_after}});
   }
   return nlohmann::json{{"version", 1},
                         {"policy", policy},

@@ -67,7 +67,16 @@ void boxed_route(const RouterState& router, const c10::OperatorHandle& op, c10::
   if (C10_LIKELY(!t.is_active(index))) {
     const RouteList* list = router.routes.load(std::memory_order_acquire);
     const BoxedArgs args(op.schema(), stack);
-    for (const Node* node : list->nodes) {
+    int picked = kPickInOrder;
+    if (C10_UNLIKELY(list->selection != nullptr)) {
+      try {
+        picked = pick(*list->selection, static_cast<const BoxedFeatures&>(*list->features).fn(args));
+      } catch (...) {
+      }
+    }
+    const Candidates nodes = candidates(*list, picked);
+    for (const Node* const* at = nodes.first; at != nodes.last; ++at) {
+      const Node* node = *at;
       if (accepts(static_cast<const BoxedCallables&>(*node->callables).cond, *node, args)) {
         run_boxed_impl(t, router, *node, op, keys, stack);
         return;

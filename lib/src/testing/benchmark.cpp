@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
@@ -31,6 +32,24 @@ struct Variant {
   std::function<void()> call;
   std::vector<double> ns;  // per call, one value per round
 };
+
+// The call of `op` on (copies of) `arguments`: with routing bypassed (the original kernel),
+// or through the dispatcher and the router as published.
+Variant original_call(const c10::OperatorHandle& op, const torch::jit::Stack& arguments) {
+  return {[&op, &arguments] {
+            torch::jit::Stack stack = arguments;
+            BypassRouting bypass;
+            op.callBoxed(stack);
+          },
+          {}};
+}
+Variant routed_call(const c10::OperatorHandle& op, const torch::jit::Stack& arguments) {
+  return {[&op, &arguments] {
+            torch::jit::Stack stack = arguments;
+            op.callBoxed(stack);
+          },
+          {}};
+}
 
 double quantile(std::vector<double> values, double q) {
   std::sort(values.begin(), values.end());
@@ -144,7 +163,7 @@ std::vector<BenchCaseRef> grid_cases(const BenchCaseRef& base, c10::Device devic
     do {
       std::vector<int64_t> point;
       BenchCaseRef cell = base;
-      cell.dtype = samples::dtype_name(dtype);
+      cell.dtype = dtype_name(dtype);
       cell.bench.shape = cell.dtype;
       for (size_t axis = 0; axis < index.size(); ++axis) {
         point.push_back(grid.axes[axis].values[index[axis]]);
@@ -171,6 +190,34 @@ BenchRow row_for(const SweepUnit& unit) {
   return row;
 }
 
+// The routed call as configured against aten; the row names the node that fires.
+BenchRow time_as_routed(detail::BenchClock& clock, const c10::OperatorHandle& op, const torch::jit::Stack& arguments,
+                        BenchRow row, const BenchOptions& options, double copy_gbps) {
+  const Explanation explanation = explain(row.op_symbol, dispatch_key_of(arguments), arguments);
+  row.node_id = explanation.fires.value_or("aten");
+  row.dsl = "aten";
+  for (const CondCheck& check : explanation.checks) {
+    if (check.fires) row.dsl = check.node.dsl;
+  }
+  row.accepted = true;
+  Variant original = original_call(op, arguments);
+  Variant routed = routed_call(op, arguments);
+  const size_t calls = measure(clock, {&original, &routed}, options);
+  row.timed = true;
+  row.original = summarize(original, calls);
+  row.routed = summarize(routed, calls);
+  const Interval speedup = paired(original.ns, routed.ns, /*ratio=*/true);
+  row.speedup = speedup.median;
+  row.speedup_low = speedup.low;
+  row.speedup_high = speedup.high;
+  row.original_gbps = row.bytes / row.original.median_ns;
+  row.override_gbps = row.bytes / row.routed.median_ns;
+  row.copy_fraction = row.override_gbps / copy_gbps;
+  if (row.speedup_high < 1 - kFlagMargin) row.flags.push_back("routed slower than aten");
+  if (row.original.noisy() || row.routed.noisy()) row.flags.push_back("noisy");
+  return row;
+}
+
 }  // namespace
 
 BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& progress) {
@@ -182,6 +229,7 @@ BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& pro
   const std::vector<SweepUnit> units = plan_sweep(selection);
 
   BenchReport report;
+  std::set<std::pair<std::string, std::string>> routed_ops;  // as_routed: (op, device) seen
   std::map<std::string, std::unique_ptr<detail::BenchClock>> clocks;
   std::map<std::string, double> copy_gbps;
   std::vector<BenchCaseRef> cases;
@@ -202,6 +250,7 @@ BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& pro
       report.rows.push_back(row);
       continue;
     }
+    if (options.as_routed && !routed_ops.insert({unit.op_symbol, device.str()}).second) continue;
     if (!clocks.count(device.str())) {
       auto clock = detail::BenchClock::for_device(device);
       BenchDevice info{device.str(), clock->device_name(), clock->copy_gbps(),
@@ -222,6 +271,10 @@ BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& pro
     }
   }
 
+  BenchOptions budget = options;
+  if (options.seconds_total > 0) {
+    budget.seconds_per_case = options.seconds_total / static_cast<double>(std::max<size_t>(cases.size(), 1));
+  }
   for (size_t i = 0; i < cases.size(); ++i) {
     const auto& [unit, node, entry, bench, dtype, features] = cases[i];
     if (progress) progress(i, cases.size(), unit.node_id + " " + bench.shape);
@@ -236,6 +289,10 @@ BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& pro
     const Cost cost = entry.cost(arguments);
     row.bytes = cost.bytes;
     row.flops = cost.flops;
+    if (options.as_routed) {
+      report.rows.push_back(time_as_routed(clock, node.op(), arguments, row, budget, copy_gbps.at(device.str())));
+      continue;
+    }
     const CondDecision decision = check_node(node, arguments);
     row.accepted = decision.accepted;
     row.decline_reason = decision.reason;
@@ -248,25 +305,16 @@ BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& pro
 
     const c10::OperatorHandle op = node.op();
     SoloRoute solo(node);
-    Variant original{[&] {
-                       torch::jit::Stack stack = arguments;
-                       BypassRouting bypass;
-                       op.callBoxed(stack);
-                     },
-                     {}};
+    Variant original = original_call(op, arguments);
     Variant impl{[&] {
                    torch::jit::Stack stack = arguments;
                    solo.run_impl(stack);
                  },
                  {}};
-    Variant routed{[&] {
-                     torch::jit::Stack stack = arguments;
-                     op.callBoxed(stack);
-                   },
-                   {}};
+    Variant routed = routed_call(op, arguments);
     std::vector<Variant*> variants = {&original, &impl};
     if (row.accepted) variants.push_back(&routed);
-    const size_t calls = measure(clock, variants, options);
+    const size_t calls = measure(clock, variants, budget);
     row.timed = true;
     row.original = summarize(original, calls);
     row.impl = summarize(impl, calls);
@@ -280,7 +328,7 @@ BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& pro
     row.original_gbps = row.bytes / row.original.median_ns;
     row.override_gbps = row.bytes / override_timing.median_ns;
     row.copy_fraction = row.override_gbps / copy_gbps.at(device.str());
-    if (row.accepted) {
+    if (row.accepted && options.host_times) {
       // On the CPU a call's host time is its whole time, already measured.
       const HostTimes host = device.is_cpu() ? HostTimes{paired(routed.ns, impl.ns, /*ratio=*/false),
                                                          row.original.median_ns, row.routed.median_ns}
@@ -290,6 +338,8 @@ BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& pro
       row.host_overhead_high = host.overhead.high;
       row.host_original_ns = host.original_ns;
       row.host_routed_ns = host.routed_ns;
+    }
+    if (row.accepted) {
       if (row.speedup_high < 1 - kFlagMargin) row.flags.push_back("fires where slower");
     } else if (row.speedup_low > 1 + kFlagMargin) {
       row.flags.push_back("declines where faster");

@@ -149,8 +149,7 @@ class NodeJudge {
 bool NodeJudge::judge(const OpEntry& entry, const Sample& sample, c10::Device device, c10::ScalarType dtype) {
   const auto started = Clock::now();
   const bool meant = contains(sample.meant_for, unit_.node_id);
-  SampleResult result =
-      start(samples::dtype_name(dtype), sample.description, std::string(to_string(sample.sample_class)));
+  SampleResult result = start(dtype_name(dtype), sample.description, std::string(to_string(sample.sample_class)));
   result.meant_for = meant;
   torch::jit::Stack arguments = sample.arguments;
   try {
@@ -590,7 +589,7 @@ std::vector<SampleResult> run_sweep(const std::vector<SweepUnit>& units, const S
         for (const Sample& sample : entry.samples(device, dtype)) {
           if (judge.judge(entry, sample, device, dtype)) ++meant;
         }
-        step(unit.node_id + " " + device.str() + " " + samples::dtype_name(dtype));
+        step(unit.node_id + " " + device.str() + " " + dtype_name(dtype));
       }
     }
     for (const OpEntry& entry : entries) {

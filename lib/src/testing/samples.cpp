@@ -100,44 +100,6 @@ Fill with_extremes(c10::ScalarType dtype) {
   return fill;
 }
 
-std::string dtype_name(c10::ScalarType dtype) {
-  switch (dtype) {
-    case at::kHalf: return "f16";
-    case at::kBFloat16: return "bf16";
-    case at::kFloat: return "f32";
-    case at::kDouble: return "f64";
-    case at::kBool: return "bool";
-    case at::kByte: return "u8";
-    case at::kChar: return "i8";
-    case at::kShort: return "i16";
-    case at::kInt: return "i32";
-    case at::kLong: return "i64";
-    default: return c10::toString(dtype);
-  }
-}
-
-c10::ScalarType parse_dtype(std::string_view name) {
-  static const std::vector<std::pair<std::vector<std::string_view>, c10::ScalarType>> names = {
-      {{"f16", "float16", "half"}, at::kHalf},
-      {{"bf16", "bfloat16"}, at::kBFloat16},
-      {{"f32", "float32", "float"}, at::kFloat},
-      {{"f64", "float64", "double"}, at::kDouble},
-      {{"bool"}, at::kBool},
-      {{"u8", "uint8"}, at::kByte},
-      {{"i8", "int8"}, at::kChar},
-      {{"i16", "int16", "short"}, at::kShort},
-      {{"i32", "int32", "int"}, at::kInt},
-      {{"i64", "int64", "long"}, at::kLong}};
-  std::string known;
-  for (const auto& [aliases, dtype] : names) {
-    for (std::string_view alias : aliases) {
-      if (alias == name) return dtype;
-    }
-    known += (known.empty() ? "" : ", ") + std::string(aliases.front());
-  }
-  throw Error("unknown dtype '" + std::string(name) + "': use one of " + known + " (or torch's names, e.g. bfloat16)");
-}
-
 std::string describe(const at::Tensor& tensor) {
   std::ostringstream text;
   text << dtype_name(tensor.scalar_type()) << tensor.sizes();

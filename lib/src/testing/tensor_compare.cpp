@@ -87,7 +87,7 @@ std::optional<Mismatch> compare_metadata(const at::Tensor& actual, const at::Ten
     return Mismatch{check, what + ": " + check + " is " + got + ", the reference's is " + want, 0, 0, {}};
   };
   if (actual.scalar_type() != expected.scalar_type()) {
-    return mismatch("dtype", samples::dtype_name(actual.scalar_type()), samples::dtype_name(expected.scalar_type()));
+    return mismatch("dtype", dtype_name(actual.scalar_type()), dtype_name(expected.scalar_type()));
   }
   if (actual.sizes() != expected.sizes()) return mismatch("shape", show(actual.sizes()), show(expected.sizes()));
   if (actual.device() != expected.device()) return mismatch("device", actual.device().str(), expected.device().str());

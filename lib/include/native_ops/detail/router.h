@@ -18,6 +18,7 @@
 #include <c10/macros/Macros.h>
 
 #include "native_ops/boxed.h"
+#include "native_ops/detail/features.h"
 #include "native_ops/detail/thread_routing.h"
 #include "native_ops/error.h"
 #include "native_ops/log.h"
@@ -110,10 +111,48 @@ struct Node {
   std::string unavailable_reason;  // non-empty: can never run in this process
 };
 
-/// An immutable, published list of the nodes a router walks, in order.
+/// A selection table compiled against one route list (runtime/selection.h).
+struct CompiledSelection;
+
+/// An immutable, published list of the nodes a router walks, in order, and the selection
+/// table in force, if any.
 struct RouteList {
   std::vector<const Node*> nodes;
+  std::shared_ptr<const CompiledSelection> selection;
+  const FeaturesFunction* features = nullptr;  // set with selection: the graph's op's
 };
+
+/// What a selection table picks for a call: the index of a node in its route list, or
+/// one of these.
+inline constexpr int kPickAten = -1;
+inline constexpr int kPickInOrder = -2;  // walk the list: no table cell applies
+
+/// The pick of `selection` for a call with these features. Allocates nothing, takes no lock.
+NATIVE_OPS_API int pick(const CompiledSelection& selection, const ShapeFeatures& features) noexcept;
+
+/// The pick for a typed call; a features function that throws routes the call in order.
+template <class Ret, class... Args>
+C10_NOINLINE int typed_pick(const RouteList& list, const Args&... args) noexcept {
+  try {
+    return pick(*list.selection, static_cast<const TypedFeatures<Ret(Args...)>&>(*list.features).fn(args...));
+  } catch (...) {
+    return kPickInOrder;
+  }
+}
+
+/// The nodes a call may run, in order: all of the list, the one a selection table picks,
+/// or none.
+struct Candidates {
+  const Node* const* first;
+  const Node* const* last;
+};
+
+inline Candidates candidates(const RouteList& list, int pick) {
+  const Node* const* first = list.nodes.data();
+  if (pick == kPickInOrder) return {first, first + list.nodes.size()};
+  if (pick == kPickAten) return {first, first};
+  return {first + pick, first + pick + 1};
+}
 
 /// The state of one router. Created once per (op, key) graph and never freed, so a call
 /// that is still running while a graph changes never sees freed memory.
@@ -174,7 +213,8 @@ C10_NOINLINE Ret run_typed_impl(ThreadRouting& t, const RouterState& router, con
   return router.original.template call<Ret, Args...>(router.op, keys, std::forward<Args>(args)...);
 }
 
-/// The typed hot path: first active node whose cond accepts runs; else the original.
+/// The typed hot path: first active node whose cond accepts runs (of those a selection
+/// table picks, when one is in force); else the original.
 /// Inlined into the router's dispatcher kernel: one call frame fewer per routed call.
 template <class Ret, class... Args>
 C10_ALWAYS_INLINE Ret typed_route(const RouterState& router, c10::DispatchKeySet keys, Args... args) {
@@ -182,7 +222,11 @@ C10_ALWAYS_INLINE Ret typed_route(const RouterState& router, c10::DispatchKeySet
   const uint32_t index = router.index;
   if (C10_LIKELY(!t.is_active(index))) {
     const RouteList* list = router.routes.load(std::memory_order_acquire);
-    for (const Node* node : list->nodes) {
+    const int picked =
+        C10_UNLIKELY(list->selection != nullptr) ? typed_pick<Ret, Args...>(*list, args...) : kPickInOrder;
+    const Candidates nodes = candidates(*list, picked);
+    for (const Node* const* at = nodes.first; at != nodes.last; ++at) {
+      const Node* node = *at;
       const auto& fns = static_cast<const TypedCallables<Ret(Args...)>&>(*node->callables);
       if (accepts(fns.cond, *node, args...)) {
         return run_typed_impl<Ret, Args...>(t, router, *node, keys, std::forward<Args>(args)...);

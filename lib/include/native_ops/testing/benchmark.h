@@ -34,6 +34,15 @@ struct BenchOptions {
   std::string op_symbol;
   std::vector<c10::DeviceType> devices;  // default: the devices of the nodes' keys
   double seconds_per_case = 0.4;         // budget per (node, shape), all variants together
+  /// > 0: the time budget of the whole run, shared evenly by its cases (seconds_per_case is
+  /// then ignored); warm-up and making the inputs come on top.
+  double seconds_total = 0;
+  /// Also time each call's host cost (routing overhead, launch time): 1860 calls a case.
+  bool host_times = true;
+  /// Time each op's routed call as configured (order, policy, selection table in force)
+  /// against aten, once per op and shape instead of once per node: the row names the node
+  /// that fires ("aten" when none does) and is flagged "routed slower than aten".
+  bool as_routed = false;
   size_t min_rounds = 15;
   size_t max_rounds = 400;
   /// Time the op database's shape grids (ShapeGrid) instead of its benchmark shapes.
@@ -52,7 +61,7 @@ struct Timing {
   bool noisy() const { return median_ns > 0 && (q3_ns - q1_ns) > 0.1 * median_ns; }
 };
 
-/// One override on one shape.
+/// One override on one shape (with BenchOptions::as_routed: the routed call of one op).
 struct BenchRow {
   std::string node_id;
   std::string dsl;

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include "native_ops/export.h"
+#include "native_ops/names.h"
 
 #include <ATen/core/Tensor.h>
 #include <c10/util/ArrayRef.h>
@@ -48,12 +49,5 @@ NATIVE_OPS_API Fill with_extremes(c10::ScalarType dtype);
 
 /// "f32[3,17,1]"; a non-contiguous one adds its strides: "f32[4,5] strides [1,4]".
 NATIVE_OPS_API std::string describe(const at::Tensor& tensor);
-
-/// A short dtype name: "f32", "bf16", "i64".
-NATIVE_OPS_API std::string dtype_name(c10::ScalarType dtype);
-
-/// The dtype a name stands for: a short name ("bf16") or torch's ("bfloat16", "float").
-/// Throws native_ops::Error naming the accepted names.
-NATIVE_OPS_API c10::ScalarType parse_dtype(std::string_view name);
 
 }  // namespace native_ops::samples
