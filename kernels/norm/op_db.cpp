@@ -102,6 +102,8 @@ std::vector<Sample> norm_samples(c10::Device device, c10::ScalarType dtype, cons
   add(SampleClass::typical, {{32, 512}, 1, true, false, 1e-3});
   add(SampleClass::typical, {{64, 4096}, 1, true, true, 1e-5, offset});
   add(SampleClass::typical, {{16, 3000}, 1, true, true, default_eps, tiny});
+  add(SampleClass::typical, {{1, 8192}});  // decode rows: a block each, two vectors a thread
+  add(SampleClass::typical, {{8, 16384}});
   add(SampleClass::empty, {{0, 64}});
   add(SampleClass::one_element, {{1, 1}});
   add(SampleClass::one_element, {{4096, 1}});

@@ -89,6 +89,21 @@ std::vector<Sample> softmax_samples(c10::Device device, c10::ScalarType dtype, c
   add(SampleClass::one_element, {65536, 1}, -1, {});  // rows of one element
   add(SampleClass::odd_sizes, {5, 13109}, -1, {});
   add(SampleClass::odd_sizes, {4099, 17}, -1, {});
+  add(SampleClass::odd_sizes, {3, 50257}, -1, {});   // cuda: rows off vector boundaries over a cluster
+  add(SampleClass::odd_sizes, {2, 100003}, -1, {});  // cuda: the same, 16-bit partly in shared memory
+  add(SampleClass::odd_sizes, {2, 151937}, -1, {});  // cuda: the same, left in memory
+  {
+    // A contiguous view one element into its storage: its rows and the output's are
+    // unequally far from vector boundaries (cuda: one element at a time).
+    Fill fill;
+    fill.seed = ++seed;
+    const at::Tensor storage = samples::make_tensor({3 * 1031 + 1}, dtype, device, fill);
+    add_tensor(SampleClass::odd_sizes, storage.narrow(0, 1, 3 * 1031).view({3, 1031}), -1,
+               ", one element into its storage");
+  }
+  add(SampleClass::typical, {1, 4096}, -1, {});  // decode rows
+  add(SampleClass::typical, {8, 8192}, -1, {});
+  add(SampleClass::typical, {32, 5120}, -1, {});
   add(SampleClass::large, {1024, 1024}, -1, {});
   add(SampleClass::large, {300, 16400}, -1, {});  // triton: persistent, more rows than SMs
   add(SampleClass::large, {4, 40000}, -1, {});    // cuda: rows over a cluster, slices not full

@@ -38,7 +38,8 @@ namespace native_ops::cuda {
 enum class Holder { warp_registers, block_registers, cluster, memory, streamed };
 
 /// How launch_rows holds a row: THREADS threads a row (or a warp, four rows a block of
-/// THREADS), each with NEAR vectors in registers and FAR in shared memory, over CLUSTER
+/// THREADS), each with NEAR vectors in registers (rows left in memory: loaded at a time)
+/// and FAR in shared memory, over CLUSTER
 /// blocks, each block holding the same slice of ROWS rows at once (clusters; ROWS > 1
 /// shares the op's column operands, FAR must be 0); at least MIN_BLOCKS blocks to an SM (a
 /// register cap for the compiler; 0: none).
@@ -51,12 +52,12 @@ struct RowGeometry {
 
 /// What a cluster block of Geometry holds of a row: its slice, in registers and shared
 /// memory, or, for blocks of several rows, in registers beside the shared column operands.
-template <class Op, int VEC, class Geometry, bool FULL>
-using ClusterSlice =
-    std::conditional_t<Geometry::rows_per_block == 1,
-                       SplitRow<typename Op::Element, VEC, Geometry::threads, Geometry::near, Geometry::far, FULL>,
-                       SharedColumnsRow<typename Op::Element, VEC, Geometry::threads, Geometry::near,
-                                        Geometry::rows_per_block, Op::kColumnOperands, FULL>>;
+template <class Op, int VEC, class Geometry, bool FULL, bool SHIFTED = false>
+using ClusterSlice = std::conditional_t<
+    Geometry::rows_per_block == 1,
+    SplitRow<typename Op::Element, VEC, Geometry::threads, Geometry::near, Geometry::far, FULL, SHIFTED>,
+    SharedColumnsRow<typename Op::Element, VEC, Geometry::threads, Geometry::near, Geometry::rows_per_block,
+                     Op::kColumnOperands, FULL>>;
 
 // One row per warp, block or cluster (of CLUSTER blocks, consecutive in x), or rows
 // streamed through persistent clusters (which claim rows through `schedule`; the other
@@ -64,50 +65,72 @@ using ClusterSlice =
 // cap: an explicit 1, though it caps nothing, changed nvcc's register allocation of other
 // kernels (docs/design/cuda-rows.md). FULL_SLICES (clusters):
 // every block's slice fills its vectors, so no column is checked against the row's end.
-template <class Op, int VEC, Holder HOLDER, class Geometry, bool FULL_SLICES = false>
+// SHIFTED: rows that start off a vector boundary are held shifted (holders.cuh, pad_edges).
+template <class Op, int VEC, Holder HOLDER, class Geometry, bool FULL_SLICES = false, bool SHIFTED = false>
 __global__ void __launch_bounds__(Geometry::threads* Geometry::rows_per_block, Geometry::min_blocks)
     rows_kernel(Op op, int64_t rows, int64_t width, RowSchedule schedule) {
   using T = typename Op::Element;
   constexpr int THREADS = Geometry::threads, NEAR = Geometry::near, CLUSTER = Geometry::cluster;
+  // Where a row's columns are: from its first element [0, width), or, SHIFTED, from the
+  // vector boundary before it [lo, lo + width).
+  struct Start {
+    const T* x;
+    int lo;
+    int64_t end;
+  };
+  auto start = [&](int64_t row) {
+    const T* first = op.in + row * width;
+    int lo = 0;
+    if constexpr (SHIFTED) lo = static_cast<int>(reinterpret_cast<uintptr_t>(first) % sizeof(Vec<T, VEC>) / sizeof(T));
+    return Start{first - lo, lo, lo + width};
+  };
   if constexpr (HOLDER == Holder::warp_registers) {
     const int64_t row = int64_t{blockIdx.x} * (THREADS / 32) + threadIdx.x / 32;
     if (row >= rows) return;  // whole warps only: no block-wide barrier follows
     const int t = threadIdx.x % 32;
-    op(RegisterRow<T, VEC, 32, NEAR>(op.in + row * width, t, 0, width), row, t, RowReduce<THREADS, true>{});
+    const Start s = start(row);
+    op(RegisterRow<T, VEC, 32, NEAR, false, SHIFTED>(s.x, t, 0, s.end, s.lo), row, t, RowReduce<THREADS, true>{});
   } else if constexpr (HOLDER == Holder::cluster) {
     constexpr int ROWS = Geometry::rows_per_block;
     static_assert(ROWS == 1 || Geometry::far == 0, "blocks of several rows hold them in registers");
+    static_assert(ROWS == 1 || !SHIFTED, "shifted rows read no column operands");
     extern __shared__ __align__(16) unsigned char dynamic_shared[];
     auto* exchange = reinterpret_cast<ClusterExchange<THREADS, CLUSTER, ROWS>*>(dynamic_shared);
     exchange->init();
     const int group = ROWS == 1 ? 0 : static_cast<int>(threadIdx.x) / THREADS;  // 0 known to the compiler
     const int t = static_cast<int>(threadIdx.x) - group * THREADS;
     const int64_t row = blockIdx.x / CLUSTER * ROWS + group;
-    const auto rank = static_cast<uint32_t>(blockIdx.x % CLUSTER);      // x-only clusters of consecutive blocks
-    const int64_t slice = (width / VEC + CLUSTER - 1) / CLUSTER * VEC;  // columns per block
-    const int64_t begin = min(width, rank * slice);
-    const int64_t end = min(width, begin + slice);
+    const auto rank = static_cast<uint32_t>(blockIdx.x % CLUSTER);  // x-only clusters of consecutive blocks
+    const Start s = start(row);
+    // Columns per block, the same for every row: a shifted row spans at most VEC - 1 more.
+    const int64_t span = SHIFTED ? width + 2 * VEC - 2 : width;
+    const int64_t slice = (span / VEC + CLUSTER - 1) / CLUSTER * VEC;
+    const int64_t begin = min(s.end, rank * slice);
+    const int64_t end = min(s.end, begin + slice);
     auto* shared = reinterpret_cast<Vec<T, VEC>*>(dynamic_shared + cluster_exchange_bytes<THREADS, CLUSTER, ROWS>());
     const ClusterReduce<THREADS, CLUSTER, ROWS> reduce{exchange, rank, group, t};
     const int thread = static_cast<int>(rank) * THREADS + t;
-    auto run = [&](const ClusterSlice<Op, VEC, Geometry, FULL_SLICES>& held) {
+    auto run = [&](const ClusterSlice<Op, VEC, Geometry, FULL_SLICES, SHIFTED>& held) {
       exchange->ready();  // every block's mbarriers are set up before the first exchange
       op(held, row, thread, reduce);
     };
     if constexpr (ROWS == 1) {
-      run({op.in + row * width, t, begin, end, shared});
+      run({s.x, t, begin, end, shared, s.lo});
     } else {
-      run({op.in + row * width, t, group, begin, end, op, shared});
+      run({s.x, t, group, begin, end, op, shared});
     }
   } else if constexpr (HOLDER == Holder::streamed) {
+    static_assert(!SHIFTED, "streamed rows are aligned");
     stream_rows<Op, VEC, Geometry>(op, rows, width, schedule);
   } else if constexpr (HOLDER == Holder::memory) {
     const int64_t row = blockIdx.x;
-    op(MemoryRow<T, VEC, THREADS>(op.in + row * width, threadIdx.x, width), row, static_cast<int>(threadIdx.x),
+    const Start s = start(row);
+    op(MemoryRow<T, VEC, THREADS, NEAR, SHIFTED>(s.x, threadIdx.x, s.end, s.lo), row, static_cast<int>(threadIdx.x),
        RowReduce<THREADS, false>{});
   } else {
     const int64_t row = blockIdx.x;
-    op(RegisterRow<T, VEC, THREADS, NEAR>(op.in + row * width, threadIdx.x, 0, width), row,
+    const Start s = start(row);
+    op(RegisterRow<T, VEC, THREADS, NEAR, false, SHIFTED>(s.x, threadIdx.x, 0, s.end, s.lo), row,
        static_cast<int>(threadIdx.x), RowReduce<THREADS, false>{});
   }
 }
@@ -136,7 +159,9 @@ inline unsigned long long next_launch_tag() {
 }
 
 /// Runs `op` over `rows` rows of `width` elements (a multiple of VEC, each row aligned to
-/// a vector), holding each as the width and the device allow. `Op` has `using Element =
+/// a vector; or, SHIFTED, any width, the input and the output equally far past a vector
+/// boundary, and `Op` with no column operands: see for_each_element()), holding each as
+/// the width and the device allow. `Op` has `using Element =
 /// T`, a member `in` (the input), `static constexpr int kColumnOperands` (how many
 /// per-column operands it reads through load_column(), such as a norm's weight and bias)
 /// with `__device__ const T* column_operand(int k) const` when there are any, and `template
@@ -147,13 +172,14 @@ inline unsigned long long next_launch_tag() {
 /// device memory on the current device for this launch alone (not shared with a launch
 /// that may run at the same time), which persistent clusters need; without it they are
 /// not used.
-template <int VEC, class Op>
+template <int VEC, bool SHIFTED = false, class Op>
 int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
                 ColumnReuse reuse = ColumnReuse::per_row, RowClaims* claims = nullptr) {
   using T = typename Op::Element;
+  static_assert(!SHIFTED || Op::kColumnOperands == 0, "shifted rows read no column operands");
   if (rows == 0 || width == 0) return cudaSuccess;
   if (rows > 0x7fffffff / 8) return static_cast<int>(cudaErrorInvalidValue);
-  const int64_t vectors = width / VEC;
+  const int64_t vectors = SHIFTED ? (width + 2 * VEC - 2) / VEC : width / VEC;  // the most a row spans
   constexpr int kDeclined = -1;  // a persistent grid would leave its groups too few rows
   int device = 0, major = 0;
   auto launch = [&](auto holder, auto geometry, int64_t blocks) {
@@ -161,8 +187,8 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
     constexpr Holder kHolder = decltype(holder)::value;
     constexpr int kThreads = Geometry::threads * Geometry::rows_per_block, kCluster = Geometry::cluster;
     // Full slices skip the bounds checks: one kernel with both paths spilled (docs/design/cuda-rows.md).
-    auto* kernel = &rows_kernel<Op, VEC, kHolder, Geometry, false>;
-    if constexpr (kHolder == Holder::cluster) {
+    auto* kernel = &rows_kernel<Op, VEC, kHolder, Geometry, false, SHIFTED>;
+    if constexpr (kHolder == Holder::cluster && !SHIFTED) {
       if (width == kCluster * Geometry::slice_vectors * VEC) {
         kernel = &rows_kernel<Op, VEC, kHolder, Geometry, true>;
       }
@@ -173,7 +199,7 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
     config.stream = stream;
     if constexpr (kHolder == Holder::cluster || kHolder == Holder::streamed) {
       if constexpr (kHolder == Holder::cluster) {
-        config.dynamicSmemBytes = ClusterSlice<Op, VEC, Geometry, false>::kSharedBytes +
+        config.dynamicSmemBytes = ClusterSlice<Op, VEC, Geometry, false, SHIFTED>::kSharedBytes +
                                   cluster_exchange_bytes<Geometry::threads, kCluster, Geometry::rows_per_block>();
       } else {
         config.dynamicSmemBytes = StreamedLayout<Op, VEC, Geometry>::kBytes;
@@ -224,8 +250,13 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
     if (vectors <= 128) return launch(Warp{}, RowGeometry<128, 4>{}, four_rows);
     if (vectors <= 256) return launch(Warp{}, RowGeometry<128, 8>{}, four_rows);
   } else {
+    // A thread holds at most two vectors: a decode row waits on each thread's serial work
+    // (its reductions' dependency chains), which eight vectors a thread made 1.3 us longer.
+    // Not 1024 threads: capped at 64 registers, those blocks ran slower.
     if (vectors <= 64 * 2) return launch(Block{}, RowGeometry<64, 8>{}, rows);
     if (vectors <= 128 * 2) return launch(Block{}, RowGeometry<128, 8>{}, rows);
+    if (vectors <= 256 * 2) return launch(Block{}, RowGeometry<256, 8>{}, rows);
+    if (vectors <= 512 * 2) return launch(Block{}, RowGeometry<512, 8>{}, rows);
   }
   // Up to 512 x 8 vectors, a row in one block's registers is fastest: exchanges cost more.
   if (vectors <= 64 * 8) return launch(Block{}, RowGeometry<64, 8>{}, rows);
@@ -266,10 +297,17 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
       }
     }
   }
-  // Before sm_90 (no clusters), and rows of unaligned vectors: the largest block.
+  // Before sm_90 (no clusters), and rows of single elements (VEC 1): the largest block.
   if (vectors <= 1024 * 8) return launch(Block{}, RowGeometry<1024, 8>{}, rows);
   if (major >= 9 && vectors <= 8 * 256 * 8) return launch(Cluster{}, RowGeometry<256, 8, 0, 8>{}, rows * 8);
-  // Rows no holder fits: each pass reads the row again (mostly from L2).
+  // Rows no holder fits: each pass reads the row again (mostly from L2), four vectors a
+  // thread at a time where fewer rows than SMs leave memory parallelism to spare (with
+  // more rows, one at a time ran faster).
+  int sms = 0;
+  if (cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess) {
+    return static_cast<int>(cudaGetLastError());
+  }
+  if (rows < sms) return launch(Memory{}, RowGeometry<1024, 4>{}, rows);
   return launch(Memory{}, RowGeometry<1024, 1>{}, rows);
 }
 

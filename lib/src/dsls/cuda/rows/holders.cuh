@@ -8,24 +8,58 @@
 
 namespace native_ops::cuda {
 
-/// Converts a vector to float, lets g rewrite it and writes it back as T.
-template <class T, int VEC, class G>
-__device__ __forceinline__ void store_vector(T* y, int64_t c, const Vec<T, VEC>& in, G& g) {
+/// Rows that start off a vector boundary (a width that is not a multiple of VEC) may be
+/// held SHIFTED: as the aligned vectors that cover them, columns counted from the vector
+/// boundary before the row, whose own columns are then [lo, end) (lo < VEC). A holder
+/// passes on only the row's elements of its edge vectors and writes only those; its ops
+/// must read no column operands.
+/// Calls f(x) for each element of v (at column c) that is the row's, x as float.
+template <bool SHIFTED, class T, int VEC, class F>
+__device__ __forceinline__ void for_each_element(const Vec<T, VEC>& v, int64_t c, int lo, int64_t end, F& f) {
+  if constexpr (SHIFTED) {
+    if (c < lo || c + VEC > end) {
+#pragma unroll
+      for (int k = 0; k < VEC; ++k) {
+        if (c + k >= lo && c + k < end) f(to_float(v.v[k]));
+      }
+      return;
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < VEC; ++k) f(to_float(v.v[k]));
+}
+
+/// Converts the vector at column c to float, lets g rewrite it and writes it back as T to
+/// the row at y (SHIFTED: only the row's elements [lo, end), and g gets the row column of
+/// the vector's first element, c - lo).
+template <bool SHIFTED = false, class T, int VEC, class G>
+__device__ __forceinline__ void store_vector(T* y, int64_t c, const Vec<T, VEC>& in, G& g, int lo = 0,
+                                             int64_t end = 0) {
   float vals[VEC];
 #pragma unroll
   for (int k = 0; k < VEC; ++k) vals[k] = to_float(in.v[k]);
-  g(c, vals);
+  g(c - lo, vals);
   Vec<T, VEC> out;
 #pragma unroll
   for (int k = 0; k < VEC; ++k) out.v[k] = from_float<T>(vals[k]);
+  T* at = y + (c - lo);
+  if constexpr (SHIFTED) {
+    if (c < lo || c + VEC > end) {
+#pragma unroll
+      for (int k = 0; k < VEC; ++k) {
+        if (c + k >= lo && c + k < end) at[k] = out.v[k];
+      }
+      return;
+    }
+  }
   if constexpr (sizeof(out) == 16) {
     // One 128-bit store, spelled out: a plain 16-byte assignment came out of the compiler
     // as 2- and 4-byte stores in some kernels (docs/design/cuda-rows.md).
     uint4 raw;
     memcpy(&raw, &out, sizeof(raw));
-    __stwb(reinterpret_cast<uint4*>(y + c), raw);
+    __stwb(reinterpret_cast<uint4*>(at), raw);
   } else {
-    *reinterpret_cast<Vec<T, VEC>*>(y + c) = out;
+    *reinterpret_cast<Vec<T, VEC>*>(at) = out;
   }
 }
 
@@ -46,7 +80,8 @@ __device__ __forceinline__ uint32_t shared_address(const void* p) {
 /// A RegisterRow holds the columns [begin, end) of a row (a cluster block's slice, or all
 /// of it); its thread's i-th vector starts at column begin + (i * ROW_THREADS + t) * VEC.
 /// FULL: the columns fill every vector of every thread, so no column needs its bounds check.
-template <class T, int VEC, int ROW_THREADS, int MAX_VECS, bool FULL = false>
+/// SHIFTED: see pad_edges().
+template <class T, int VEC, int ROW_THREADS, int MAX_VECS, bool FULL = false, bool SHIFTED = false>
 struct RegisterRow {
   static constexpr bool kOnChip = true;
   static constexpr bool kMomentsAtOnce = false;
@@ -54,9 +89,10 @@ struct RegisterRow {
   Vec<T, VEC> v[MAX_VECS];
   int64_t first;  // column of the thread's first vector
   int64_t end;
+  int lo = 0;  // SHIFTED: the row's first column
 
-  __device__ __forceinline__ RegisterRow(const T* x, int t, int64_t begin, int64_t row_end)
-      : first(begin + int64_t{t} * VEC), end(row_end) {
+  __device__ __forceinline__ RegisterRow(const T* x, int t, int64_t begin, int64_t row_end, int row_lo = 0)
+      : first(begin + int64_t{t} * VEC), end(row_end), lo(row_lo) {
 #pragma unroll
     for (int i = 0; i < MAX_VECS; ++i) {  // every load issued before the first use
       const int64_t c = column(i);
@@ -81,8 +117,7 @@ struct RegisterRow {
 #pragma unroll
     for (int i = 0; i < MAX_VECS; ++i) {
       if (!FULL && column(i) >= end) continue;
-#pragma unroll
-      for (int k = 0; k < VEC; ++k) f(to_float(v[i].v[k]));
+      for_each_element<SHIFTED>(v[i], column(i), lo, end, f);
     }
   }
 
@@ -92,7 +127,7 @@ struct RegisterRow {
     for (int i = 0; i < MAX_VECS; ++i) {
       const int64_t c = column(i);
       if (!FULL && c >= end) continue;
-      store_vector(y, c, v[i], g);
+      store_vector<SHIFTED>(y, c, v[i], g, lo, end);
     }
   }
 };
@@ -101,20 +136,21 @@ struct RegisterRow {
 /// vectors in registers (a RegisterRow of the first ROW_THREADS * NEAR vectors), its next
 /// FAR in the block's shared memory, copied there by cp.async without passing through
 /// registers. Each thread reads back only the vectors it copied, so no barrier is needed.
-/// FULL as for RegisterRow: the columns fill every vector (full slices skip the checks).
-template <class T, int VEC, int ROW_THREADS, int NEAR, int FAR, bool FULL = false>
+/// FULL and SHIFTED as for RegisterRow.
+template <class T, int VEC, int ROW_THREADS, int NEAR, int FAR, bool FULL = false, bool SHIFTED = false>
 struct SplitRow {
   static constexpr bool kOnChip = true;
   static constexpr bool kMomentsAtOnce = false;
   static constexpr bool kColumnsInShared = false;
   static constexpr size_t kSharedBytes = size_t{ROW_THREADS} * FAR * sizeof(Vec<T, VEC>);
-  RegisterRow<T, VEC, ROW_THREADS, NEAR, FULL> near;
+  RegisterRow<T, VEC, ROW_THREADS, NEAR, FULL, SHIFTED> near;
   const Vec<T, VEC>* far;  // the thread's first vector in shared memory; the next ROW_THREADS on
   int64_t far_first;       // its column
   int64_t end;
 
-  __device__ __forceinline__ SplitRow(const T* x, int t, int64_t begin, int64_t row_end, Vec<T, VEC>* shared)
-      : near(x, t, begin, min(row_end, begin + int64_t{ROW_THREADS} * NEAR * VEC)),
+  __device__ __forceinline__ SplitRow(const T* x, int t, int64_t begin, int64_t row_end, Vec<T, VEC>* shared,
+                                      int row_lo = 0)
+      : near(x, t, begin, min(row_end, begin + int64_t{ROW_THREADS} * NEAR * VEC), row_lo),
         far(shared + t),
         far_first(begin + int64_t{ROW_THREADS} * NEAR * VEC + int64_t{t} * VEC),
         end(row_end) {
@@ -142,9 +178,7 @@ struct SplitRow {
 #pragma unroll
     for (int i = 0; i < FAR; ++i) {
       if (!FULL && column(i) >= end) continue;
-      const Vec<T, VEC> v = far[i * ROW_THREADS];
-#pragma unroll
-      for (int k = 0; k < VEC; ++k) f(to_float(v.v[k]));
+      for_each_element<SHIFTED>(far[i * ROW_THREADS], column(i), near.lo, end, f);
     }
   }
 
@@ -155,7 +189,7 @@ struct SplitRow {
     for (int i = 0; i < FAR; ++i) {
       const int64_t c = column(i);
       if (!FULL && c >= end) continue;
-      store_vector(y, c, far[i * ROW_THREADS], g);
+      store_vector<SHIFTED>(y, c, far[i * ROW_THREADS], g, near.lo, end);
     }
   }
 };
@@ -272,31 +306,49 @@ struct StagedRow : RegisterRow<T, VEC, ROW_THREADS, MAX_VECS, true> {
         shared_columns{columns + t} {}
 };
 
-/// A row left in device memory: every pass reads it again.
-template <class T, int VEC, int ROW_THREADS>
+/// A row left in device memory: every pass reads it again, BATCH vectors a thread at a
+/// time, all loads issued before the first use (one at a time, a decode row waits on DRAM
+/// latency once a vector). SHIFTED as for RegisterRow.
+template <class T, int VEC, int ROW_THREADS, int BATCH, bool SHIFTED = false>
 struct MemoryRow {
   static constexpr bool kOnChip = false;
   static constexpr bool kMomentsAtOnce = false;
   static constexpr bool kColumnsInShared = false;
   const Vec<T, VEC>* vectors;
   int t;
-  int64_t count;
+  int64_t end;  // columns
+  int lo;
 
-  __device__ __forceinline__ MemoryRow(const T* x, int thread, int64_t width)
-      : vectors(reinterpret_cast<const Vec<T, VEC>*>(x)), t(thread), count(width / VEC) {}
+  __device__ __forceinline__ MemoryRow(const T* x, int thread, int64_t row_end, int row_lo = 0)
+      : vectors(reinterpret_cast<const Vec<T, VEC>*>(x)), t(thread), end(row_end), lo(row_lo) {}
+
+  /// Calls f(c, v) for each of the thread's vectors v (at column c) as loaded.
+  template <class F>
+  __device__ __forceinline__ void for_each_vector(F f) const {
+    const int64_t count = (end + VEC - 1) / VEC;
+    for (int64_t i0 = t; i0 < count; i0 += int64_t{ROW_THREADS} * BATCH) {
+      Vec<T, VEC> v[BATCH];
+#pragma unroll
+      for (int b = 0; b < BATCH; ++b) {
+        const int64_t i = i0 + int64_t{b} * ROW_THREADS;
+        if (i < count) v[b] = vectors[i];
+      }
+#pragma unroll
+      for (int b = 0; b < BATCH; ++b) {
+        const int64_t i = i0 + int64_t{b} * ROW_THREADS;
+        if (i < count) f(i * VEC, v[b]);
+      }
+    }
+  }
 
   template <class F>
   __device__ __forceinline__ void for_each(F f) const {
-    for (int64_t i = t; i < count; i += ROW_THREADS) {
-      const Vec<T, VEC> v = vectors[i];
-#pragma unroll
-      for (int k = 0; k < VEC; ++k) f(to_float(v.v[k]));
-    }
+    for_each_vector([&](int64_t c, const Vec<T, VEC>& v) { for_each_element<SHIFTED>(v, c, lo, end, f); });
   }
 
   template <class G>
   __device__ __forceinline__ void store(T* y, G g) const {
-    for (int64_t i = t; i < count; i += ROW_THREADS) store_vector(y, i * VEC, vectors[i], g);
+    for_each_vector([&](int64_t c, const Vec<T, VEC>& v) { store_vector<SHIFTED>(y, c, v, g, lo, end); });
   }
 };
 
