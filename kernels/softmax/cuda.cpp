@@ -17,6 +17,9 @@ namespace native_ops::kernels {
 
 namespace {
 
+constexpr int64_t kNarrowestRow = 128;                      // narrower: aten is as fast
+constexpr int64_t kWidest16BitRowOnChip = 8 * 256 * 8 * 8;  // a cluster of 8 blocks of 256 x 8 vectors
+
 at::Tensor rows(const at::Tensor& self, bool log) {
   const c10::DeviceGuard device(self.device());
   at::Tensor out = at::empty(self.sizes(), self.options());
@@ -28,12 +31,39 @@ at::Tensor rows(const at::Tensor& self, bool log) {
   return out;
 }
 
+// The cuda kernels decline the shape classes where the H200 grid has aten at least as fast
+// (docs/design/honest-conds.md; docs/results/h200-sm90/), so that a GPU without a tuned
+// table is not made slower either.
+Verdict softmax_apply(const at::Tensor& self, int64_t dim, bool half_to_float) {
+  const Verdict gpu = gpu_rows_apply(self, dim, half_to_float);
+  if (!gpu.accepted()) return gpu;
+  if (self.size(-1) < kNarrowestRow) return decline("rows narrower than 128 elements: aten is as fast");
+  return true;
+}
+
+Verdict log_softmax_apply(const at::Tensor& self, int64_t dim, bool half_to_float) {
+  const Verdict softmax = softmax_apply(self, dim, half_to_float);
+  if (!softmax.accepted()) return softmax;
+  const int64_t width = self.size(-1), rows = self.numel() / width;
+  // 16-bit rows wider than a cluster holds are read twice; on few of them aten's
+  // log-softmax (not its softmax) is faster: 0.87-0.97x at 151936-256000 wide, 1-64 rows.
+  if (self.element_size() == 2 && width > kWidest16BitRowOnChip && rows < 128) {
+    return decline("fewer than 128 16-bit rows wider than 131072: aten is faster");
+  }
+  // Float32 rows up to 8192 wide, not of whole vectors, run one element a thread; over
+  // many rows aten's log-softmax is faster: 0.91-0.95x at 4097 wide, 2048-32768 rows.
+  if (self.scalar_type() == at::kFloat && width % 4 != 0 && width <= 8192 && rows >= 1024) {
+    return decline("1024 or more float32 rows up to 8192 wide, not a multiple of 4: aten is faster");
+  }
+  return true;
+}
+
 }  // namespace
 
 void register_softmax_cuda() {
-  register_op_override<at::_ops::_softmax>("cuda", c10::DispatchKey::CUDA, &gpu_rows_apply,
+  register_op_override<at::_ops::_softmax>("cuda", c10::DispatchKey::CUDA, &softmax_apply,
                                            [](const at::Tensor& self, int64_t, bool) { return rows(self, false); });
-  register_op_override<at::_ops::_log_softmax>("cuda", c10::DispatchKey::CUDA, &gpu_rows_apply,
+  register_op_override<at::_ops::_log_softmax>("cuda", c10::DispatchKey::CUDA, &log_softmax_apply,
                                                [](const at::Tensor& self, int64_t, bool) { return rows(self, true); });
 }
 

@@ -24,16 +24,31 @@ bool last_dim_handles(const at::Tensor& self, int64_t dim, bool half_to_float) {
          self.numel() >= kLastDimMinElements && self.is_contiguous();
 }
 
-// The cuda row kernels' domain (softmax and log-softmax alike).
-bool cuda_rows_handle(const at::Tensor& self, int64_t dim, bool half_to_float) {
+// What the GPU row kernels take (cuda and triton, softmax and log-softmax alike).
+bool gpu_rows_handle(const at::Tensor& self, int64_t dim, bool half_to_float) {
   const auto dtype = self.scalar_type();
   return (dtype == at::kFloat || dtype == at::kHalf || dtype == at::kBFloat16) && !half_to_float && self.dim() > 0 &&
          (dim == -1 || dim == self.dim() - 1) && self.numel() > 0 && self.is_contiguous();
 }
 
+// The cuda softmax kernel's domain: rows of 128 elements or more.
+bool cuda_softmax_handles(const at::Tensor& self, int64_t dim, bool half_to_float) {
+  return gpu_rows_handle(self, dim, half_to_float) && self.size(-1) >= 128;
+}
+
+// The cuda log-softmax kernel's: softmax's, less fewer than 128 16-bit rows wider than
+// 131072, and 1024 or more float32 rows up to 8192 wide, not a multiple of 4.
+bool cuda_log_softmax_handles(const at::Tensor& self, int64_t dim, bool half_to_float) {
+  if (!cuda_softmax_handles(self, dim, half_to_float)) return false;
+  const int64_t width = self.size(-1), rows = self.numel() / width;
+  const bool few_wide = self.element_size() == 2 && width > 131072 && rows < 128;
+  const bool many_odd = self.scalar_type() == at::kFloat && width % 4 != 0 && width <= 8192 && rows >= 1024;
+  return !few_wide && !many_odd;
+}
+
 // The triton row kernels' domain: aligned rows of a multiple of 16 elements.
 bool triton_rows_handle(const at::Tensor& self, int64_t dim, bool half_to_float) {
-  return cuda_rows_handle(self, dim, half_to_float) && self.size(-1) % 16 == 0 &&
+  return gpu_rows_handle(self, dim, half_to_float) && self.size(-1) % 16 == 0 &&
          reinterpret_cast<uintptr_t>(self.const_data_ptr()) % 16 == 0;
 }
 
@@ -89,9 +104,10 @@ std::vector<Sample> softmax_samples(c10::Device device, c10::ScalarType dtype, c
   add(SampleClass::one_element, {65536, 1}, -1, {});  // rows of one element
   add(SampleClass::odd_sizes, {5, 13109}, -1, {});
   add(SampleClass::odd_sizes, {4099, 17}, -1, {});
-  add(SampleClass::odd_sizes, {3, 50257}, -1, {});   // cuda: rows off vector boundaries over a cluster
-  add(SampleClass::odd_sizes, {2, 100003}, -1, {});  // cuda: the same, 16-bit partly in shared memory
-  add(SampleClass::odd_sizes, {2, 151937}, -1, {});  // cuda: the same, left in memory
+  add(SampleClass::odd_sizes, {3, 50257}, -1, {});    // cuda: rows off vector boundaries over a cluster
+  add(SampleClass::odd_sizes, {2, 100003}, -1, {});   // cuda: the same, 16-bit partly in shared memory
+  add(SampleClass::odd_sizes, {2, 151937}, -1, {});   // cuda: the same, left in memory
+  add(SampleClass::odd_sizes, {1024, 1031}, -1, {});  // cuda log-softmax: declines float32
   {
     // A contiguous view one element into its storage: its rows and the output's are
     // unequally far from vector boundaries (cuda: one element at a time).
@@ -112,6 +128,7 @@ std::vector<Sample> softmax_samples(c10::Device device, c10::ScalarType dtype, c
   add(SampleClass::large, {3, 73744}, -1, {});    // triton: a wide cluster of 10, the last slice 16 columns
   add(SampleClass::large, {2, 131072}, -1, {});   // cuda: 16-bit slices partly in shared memory; triton: 16 full
   add(SampleClass::large, {2, 1 << 19}, -1, {});
+  add(SampleClass::large, {128, 131080}, -1, {});  // cuda log-softmax: 16-bit rows left in memory, enough of them
   add(SampleClass::transposed, {256, 512}, -1, laid_out(Layout::transposed));
   add(SampleClass::step_sliced, {128, 1024}, -1, laid_out(Layout::step_sliced));
   add(SampleClass::expanded, {128, 1024}, -1, laid_out(Layout::expanded));
@@ -207,8 +224,9 @@ void register_softmax_op_db() {
     entry.dsls = {dsl};
     const std::string tag(dsl);
     const Domain softmax{tag == "cuda" ? "_softmax_cuda_0" : "_softmax_triton_0",
-                         tag == "cuda" ? &cuda_rows_handle : &triton_rows_handle};
-    const Domain log_softmax{tag == "cuda" ? "_log_softmax_cuda_0" : "_log_softmax_triton_0", softmax.handles};
+                         tag == "cuda" ? &cuda_softmax_handles : &triton_rows_handle};
+    const Domain log_softmax{tag == "cuda" ? "_log_softmax_cuda_0" : "_log_softmax_triton_0",
+                             tag == "cuda" ? &cuda_log_softmax_handles : &triton_rows_handle};
     entry.op_symbol = "_softmax";
     entry.samples = [softmax](c10::Device device, c10::ScalarType dtype) {
       return softmax_samples(device, dtype, softmax);
