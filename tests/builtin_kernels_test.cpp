@@ -39,7 +39,7 @@ TEST_F(BuiltinKernels, BmmOuterProductMatchesAten) {
     int64_t batches, rows, cols;
   };
   for (const auto dtype : {at::kFloat, at::kDouble}) {
-    for (const Shape s : {Shape{1, 1, 1}, Shape{3, 5, 7}, Shape{2, 1, 33}, Shape{64, 1024, 1}, Shape{16, 256, 512},
+    for (const Shape s : {Shape{1, 1, 1}, Shape{3, 5, 7}, Shape{2, 1, 33}, Shape{64, 1024, 32}, Shape{16, 256, 512},
                           Shape{2, 4096, 2048}}) {  // the last: exactly 2^24 outputs
       const at::Tensor a = at::randn({s.batches, s.rows, 1}, dtype);
       const at::Tensor m = at::randn({s.batches, 1, s.cols}, dtype);
@@ -64,6 +64,7 @@ TEST_F(BuiltinKernels, BmmDeclinesOutsideTheOuterProduct) {
       {at::randn({2, 3, 1}), at::randn({2, 1, 8}).slice(2, 0, 8, 2)},              // strided rows
       {at::randn({0, 3, 1}), at::randn({0, 1, 4})},                                // empty
       {at::randn({2, 4096, 1}), at::randn({2, 1, 4097})},                          // over 2^24 outputs
+      {at::randn({2, 513, 1}), at::randn({2, 1, 31})},                             // many narrow rows
   };
   for (const auto& [a, m] : cases) {
     expect_declined("bmm", "bmm_cpp_0", [&] { return at::bmm(a, m); });

@@ -264,6 +264,14 @@ TEST(Buckets, ThePolicyTuneWritesParsesBack) {
 
 // The grids the op database times and the features the router computes must agree, or a
 // tuned table would file calls under the wrong bucket.
+TEST(GridFeatures, TensorFeaturesTakeTheDtypeTheDeviceAndAtMostTheMaximumOfValues) {
+  const ShapeFeatures features = tensor_features(at::empty({2, 3}, at::kBFloat16), {7, 8, 9, 10, 11});
+  EXPECT_EQ(features.dtype, at::kBFloat16);
+  EXPECT_EQ(features.cuda_device, -1);
+  ASSERT_EQ(features.count, kMaxShapeFeatures);
+  EXPECT_EQ(features.values, (std::array<int64_t, kMaxShapeFeatures>{7, 8, 9, 10}));
+}
+
 TEST(GridFeatures, EveryGridCellHasTheFeaturesOfItsPoint) {
   init();
   size_t checked = 0;

@@ -119,6 +119,22 @@ std::vector<BenchCase> add_bench_cases(c10::Device device) {
   return cases;
 }
 
+// Flat tensors of one element to 16M, odd sizes among them, up to 256 MiB a cell.
+ShapeGrid add_grid(c10::Device) {
+  ShapeGrid grid;
+  grid.axes = {{"elements", {1, 127, 4096, 65537, 1 << 20, 1 << 24}}};
+  grid.max_bytes = 256.0 * (1 << 20);
+  grid.make_arguments = [](const std::vector<int64_t>& point, c10::ScalarType dtype, c10::Device device) {
+    const auto options = at::TensorOptions().dtype(dtype).device(device);
+    auto filled = [&] {
+      at::Tensor t = at::empty({point[0]}, options);
+      return at::isFloatingType(dtype) ? t.uniform_(-1, 1) : t.random_(-100, 100);
+    };
+    return torch::jit::Stack{filled(), filled(), at::Scalar(1)};
+  };
+  return grid;
+}
+
 }  // namespace
 
 void register_add__op_db() {
@@ -132,6 +148,7 @@ void register_add__op_db() {
   entry.error_samples = add_errors;
   entry.cost = add_cost;
   entry.bench_cases = add_bench_cases;
+  entry.grid = add_grid;
   register_op_entry(std::move(entry));
 }
 

@@ -29,7 +29,7 @@ bool outer_product_handles(const at::Tensor& a, const at::Tensor& b) {
   const auto dtype = a.scalar_type();
   return (dtype == at::kFloat || dtype == at::kDouble) && b.scalar_type() == dtype && a.size(2) == 1 && a.numel() > 0 &&
          b.numel() > 0 && a.size(0) * a.size(1) * b.size(2) <= (int64_t{1} << 24) &&
-         (b.stride(2) == 1 || b.size(2) == 1);
+         (b.stride(2) == 1 || b.size(2) == 1) && (b.size(2) >= 32 || a.size(0) * a.size(1) <= 1024);
 }
 
 // The cuda and triton outer-product kernels' domain (the samples stay far below their
@@ -73,6 +73,7 @@ std::vector<Sample> bmm_samples(c10::Device device, c10::ScalarType dtype, const
   add(SampleClass::odd_sizes, {5, 1, 1, 67}, {}, {});
   add(SampleClass::large, {1, 1 << 20, 1, 2}, {}, {});
   add(SampleClass::large, {4, 262147, 1, 3}, {}, {});
+  add(SampleClass::large, {4, 4099, 1, 65}, {}, {});  // cpp: many rows, wide enough
   add(SampleClass::transposed, {4, 16, 1, 32}, laid_out(Layout::transposed), laid_out(Layout::transposed));
   add(SampleClass::transposed, {3, 9, 5, 7}, laid_out(Layout::transposed), laid_out(Layout::transposed));
   add(SampleClass::step_sliced, {3, 48, 1, 512}, laid_out(Layout::step_sliced), {});  // whole tiles, strided a
@@ -158,6 +159,24 @@ std::vector<BenchCase> bmm_cuda_bench_cases(c10::Device device) {
   return cases;
 }
 
+// batch x m x n with an inner dimension of 1 (what the overrides take): one to many
+// batches, decode-sized to large and odd outputs, up to 4 GiB a cell (256 MiB on the CPU).
+ShapeGrid bmm_grid(c10::Device device) {
+  ShapeGrid grid;
+  if (device.is_cpu()) {
+    grid.axes = {{"batch", {1, 16, 256}}, {"m", {1, 127, 1024}}, {"n", {2, 16, 127, 1024}}};
+    grid.max_bytes = 256.0 * (1 << 20);
+  } else {
+    grid.axes = {{"batch", {1, 16, 64, 512}}, {"m", {1, 64, 127, 2048, 4096}}, {"n", {64, 127, 3000, 4096, 8193}}};
+  }
+  grid.make_arguments = [](const std::vector<int64_t>& point, c10::ScalarType dtype, c10::Device device) {
+    const auto options = at::TensorOptions().dtype(dtype).device(device);
+    return torch::jit::Stack{at::empty({point[0], point[1], 1}, options).uniform_(-1, 1),
+                             at::empty({point[0], 1, point[2]}, options).uniform_(-1, 1)};
+  };
+  return grid;
+}
+
 }  // namespace
 
 void register_bmm_op_db() {
@@ -174,6 +193,7 @@ void register_bmm_op_db() {
   entry.error_samples = bmm_errors;
   entry.cost = bmm_cost;
   entry.bench_cases = bmm_bench_cases;
+  entry.grid = bmm_grid;
   register_op_entry(entry);
 
   entry.dsls = {"cuda"};

@@ -18,6 +18,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,6 +36,10 @@
 #include "native_ops/typed.h"
 
 namespace native_ops {
+
+/// The features of a call on `input`: its dtype and CUDA device, and `values` in the order
+/// the op declared their names (the first kMaxShapeFeatures: more are left out).
+NATIVE_OPS_API ShapeFeatures tensor_features(const at::Tensor& input, std::initializer_list<int64_t> values);
 
 /// The features of a row op (a reduction over rows of `width` elements): dtype, CUDA device
 /// and {rows, width}, rows being numel / width (0 for an empty tensor).

@@ -212,13 +212,19 @@ const OpFeatures* find_features(std::string_view lib_symbol, std::string_view op
 
 }  // namespace detail
 
-ShapeFeatures row_features(const at::Tensor& input, int64_t width) {
+ShapeFeatures tensor_features(const at::Tensor& input, std::initializer_list<int64_t> values) {
   ShapeFeatures features;
   features.dtype = input.scalar_type();
   features.cuda_device = input.is_cuda() ? static_cast<int8_t>(input.get_device()) : int8_t{-1};
-  features.count = 2;
-  features.values = {width > 0 ? input.numel() / width : 0, width, 0, 0};
+  for (const int64_t value : values) {
+    if (features.count == kMaxShapeFeatures) break;
+    features.values[features.count++] = value;
+  }
   return features;
+}
+
+ShapeFeatures row_features(const at::Tensor& input, int64_t width) {
+  return tensor_features(input, {width > 0 ? input.numel() / width : 0, width});
 }
 
 void register_shape_features(std::string_view lib_symbol, std::string_view op_symbol, std::vector<std::string> names,
