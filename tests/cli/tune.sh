@@ -45,7 +45,7 @@ echo '{"mine": 1}' >"$dir/keep.json"
 if "$cli" tune --op _softmax --device cpu --budget 1 -o "$dir/keep.json" 2>"$dir/err"; then fail "replaced keep.json"; fi
 grep -q "exists and is not a policy written by native-ops tune" "$dir/err" || { cat "$dir/err"; fail "message"; }
 grep -q mine "$dir/keep.json" || fail "keep.json changed"
-"$cli" tune --op bmm --device cpu --budget 1 -o "$dir/none.json" 2>"$dir/err" && fail "tuned an op without a grid"
+"$cli" tune --op _fused_rms_norm_backward --device cpu --budget 1 -o "$dir/none.json" 2>"$dir/err" && fail "tuned an op without a grid"
 grep -q "nothing to tune: no op in the selection has both shape features and a grid" "$dir/err" || { cat "$dir/err"; fail "message"; }
 [ ! -e "$dir/none.json" ] || fail "wrote a file for nothing"
 echo PASSED

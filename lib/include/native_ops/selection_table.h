@@ -26,6 +26,10 @@ struct SelectionGrid {
 struct TunedDevice {
   std::string name;        // "NVIDIA H200"
   std::string capability;  // "9.0"
+
+  /// The same device model: name and compute capability.
+  bool operator==(const TunedDevice& other) const { return name == other.name && capability == other.capability; }
+  bool operator!=(const TunedDevice& other) const { return !(*this == other); }
 };
 
 /// A selection table for one graph.

@@ -41,7 +41,7 @@ SelectionLookup look_up(const SelectionTable& table, const detail::FeaturesFunct
       return lookup;
     }
     const std::optional<TunedDevice> device = loaded_cuda_device(features.cuda_device);
-    if (!device || device->name != table.device->name || device->capability != table.device->capability) {
+    if (device != table.device) {
       lookup.why = "the table was tuned on " + tuned + ", cuda:" + std::to_string(features.cuda_device) + " is " +
                    (device ? device->name + " (" + device->capability + ")" : std::string("unknown"));
       return lookup;

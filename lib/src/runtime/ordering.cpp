@@ -93,6 +93,7 @@ OrderingReport apply_ordering(Apply apply) {
     graphs[i]->order = std::move(orders[i]);
     graphs[i]->selection.reset();  // an ordering function sets no table
     graphs[i]->selection_source.clear();
+    graphs[i]->selection_devices.reset();
     ++report.graphs_changed;
     update_dispatcher(r, *graphs[i], apply);
   }
@@ -165,6 +166,7 @@ size_t set_graph_orders(const std::vector<GraphOrder>& orders, Apply apply) {
     graph->order = std::move(order);
     graph->selection = std::move(selection);
     graph->selection_source = std::move(selection_source);
+    graph->selection_devices = std::make_shared<detail::DeviceMatches>();  // checked afresh for this table
     ++changed;
     detail::update_dispatcher(r, *graph, apply);
   }

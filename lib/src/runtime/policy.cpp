@@ -400,22 +400,12 @@ void check_selection(const Policy& policy, const PolicySelection& selection, con
                 ": a table selects among a graph's nodes");
   }
   const std::optional<std::vector<std::string>> features = shape_feature_names(op_symbol);
-  if (!features) throw Error(at + "aten::" + op_symbol + " declares no shape features");
-  if (*features != selection.table.features) {
-    std::string names;
-    for (const std::string& name : *features) names += (names.empty() ? "" : ", ") + name;
-    throw Error(at + "the features must be those of aten::" + op_symbol + ", in order: " + names);
-  }
   std::vector<std::string> ids;
   for (const NodeInfo& node : graph->nodes) ids.push_back(node.id);
-  for (const SelectionGrid& grid : selection.table.grids) {
-    for (size_t i = 0; i < grid.cells.size(); ++i) {
-      const std::string& cell = grid.cells[i];
-      if (cell == "aten" || std::find(ids.begin(), ids.end(), cell) != ids.end()) continue;
-      throw Error(at + "tables/" + dtype_name(grid.dtype) + "/cells/" + std::to_string(i) + ": \"" + excerpt(cell) +
-                  "\" is neither \"aten\" nor a node of aten::" + op_symbol + " @ " + selection.key + "." +
-                  did_you_mean(cell, ids));
-    }
+  if (const std::string problem = detail::selection_fit_problem(selection.table, "aten::" + op_symbol, selection.key,
+                                                                features ? &*features : nullptr, ids);
+      !problem.empty()) {
+    throw Error(at + problem);
   }
 }
 

@@ -53,10 +53,12 @@ GraphEntry* find_graph(Registry& r, std::string_view lib_symbol, const std::stri
 void publish(GraphEntry& graph, std::vector<const Node*> nodes, bool with_selection) {
   auto list = std::make_unique<RouteList>();
   list->nodes = std::move(nodes);
-  const OpFeatures* features = find_features(graph.lib_symbol, graph.op_symbol);
-  if (with_selection && graph.selection && features != nullptr && features->typed == graph.typed) {  // checked when set
-    list->selection = compile_selection(*graph.selection, list->nodes);
-    list->features = features->fn.get();
+  if (with_selection && graph.selection) {
+    const OpFeatures* features = find_features(graph.lib_symbol, graph.op_symbol);
+    if (features != nullptr && features->typed == graph.typed) {  // checked when the table was set
+      list->selection = compile_selection(*graph.selection, list->nodes, graph.selection_devices);
+      list->features = features->fn.get();
+    }
   }
   graph.router->routes.store(list.get(), std::memory_order_release);
   graph.published.push_back(std::move(list));

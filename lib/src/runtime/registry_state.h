@@ -33,6 +33,7 @@ struct GraphEntry {
   std::optional<std::vector<const Node*>> order;            // from the ordering function
   std::optional<SelectionTable> selection;                  // from a policy (version 2)
   std::string selection_source;                             // the policy it came from
+  std::shared_ptr<DeviceMatches> selection_devices;         // where `selection` applies
   RouterState* router = nullptr;                            // made at first install, never freed
   std::unique_ptr<torch::Library> library;                  // set while the router is installed
   std::vector<std::unique_ptr<const RouteList>> published;  // kept: calls may still read them

@@ -62,9 +62,15 @@ std::optional<LoadedDriver> loaded_driver() {
   return driver;
 }
 
+// The bucket of `value` among `edges`: bucket_of(), inlined into pick() (an exported
+// function is called through the PLT).
+inline size_t bucket_index(const std::vector<int64_t>& edges, int64_t value) {
+  return static_cast<size_t>(std::upper_bound(edges.begin(), edges.end(), value) - edges.begin());
+}
+
 // Whether the table applies on CUDA device `index`; decided once per device.
 C10_NOINLINE bool device_matches(const CompiledSelection& selection, int index) noexcept {
-  auto& state = selection.device_state[static_cast<size_t>(index)];
+  auto& state = selection.devices->state[static_cast<size_t>(index)];
   uint8_t known = state.load(std::memory_order_relaxed);
   if (known == 0) {
     std::optional<TunedDevice> device;
@@ -72,8 +78,7 @@ C10_NOINLINE bool device_matches(const CompiledSelection& selection, int index) 
       device = loaded_cuda_device(index);
     } catch (...) {
     }
-    known =
-        device && device->name == selection.device->name && device->capability == selection.device->capability ? 1 : 2;
+    known = device == selection.device ? 1 : 2;
     state.store(known, std::memory_order_relaxed);
     log::info("selection table tuned on " + selection.device->name + " (" + selection.device->capability + ") " +
               (known == 1 ? "applies on" : "does not apply on") + " cuda:" + std::to_string(index) +
@@ -122,39 +127,52 @@ std::string selection_problem(const SelectionTable& table) {
   return "";
 }
 
+std::string selection_fit_problem(const SelectionTable& table, std::string_view op, std::string_view key,
+                                  const std::vector<std::string>* features, const std::vector<std::string>& ids) {
+  if (features == nullptr) {
+    return std::string(op) +
+           " declares no shape features, so no table can select its nodes: register_shape_features() first";
+  }
+  if (*features != table.features) {
+    std::string names;
+    for (const std::string& name : *features) names += (names.empty() ? "" : ", ") + name;
+    return "the features must be those of " + std::string(op) + ", in order: " + names;
+  }
+  for (const SelectionGrid& grid : table.grids) {
+    for (size_t i = 0; i < grid.cells.size(); ++i) {
+      const std::string& cell = grid.cells[i];
+      if (cell == "aten" || std::find(ids.begin(), ids.end(), cell) != ids.end()) continue;
+      return "tables/" + dtype_name(grid.dtype) + "/cells/" + std::to_string(i) + ": \"" + excerpt(cell) +
+             "\" is neither \"aten\" nor a node of " + std::string(op) + " @ " + std::string(key) + "." +
+             did_you_mean(cell, ids);
+    }
+  }
+  return "";
+}
+
 void check_selection_for(const GraphEntry& graph, const SelectionTable& table) {
   const std::string at = "selection table of " + graph.label() + ": ";
   if (const std::string problem = selection_problem(table); !problem.empty()) throw Error(at + problem);
   const OpFeatures* features = find_features(graph.lib_symbol, graph.op_symbol);
-  if (features == nullptr) {
-    throw Error(at + graph.lib_symbol + "::" + graph.op_symbol +
-                " declares no shape features, so no table can select its nodes: register_shape_features() first");
-  }
-  if (features->names != table.features) {
-    std::string names;
-    for (const std::string& name : features->names) names += (names.empty() ? "" : ", ") + name;
-    throw Error(at + "the table's features differ from the op's: " + names + " (in this order)");
+  std::vector<std::string> ids;
+  for (const auto& node : graph.nodes) ids.push_back(node->id);
+  if (const std::string problem = selection_fit_problem(table, graph.qualified_name, c10::toString(graph.key),
+                                                        features != nullptr ? &features->names : nullptr, ids);
+      !problem.empty()) {
+    throw Error(at + problem);
   }
   if (features->typed != graph.typed) {
     throw Error(at + "the op's features were registered " + (features->typed ? "typed" : "boxed") +
                 " but the graph is " + (graph.typed ? "typed" : "boxed"));
   }
-  std::vector<std::string> ids;
-  for (const auto& node : graph.nodes) ids.push_back(node->id);
-  for (const SelectionGrid& grid : table.grids) {
-    for (const std::string& cell : grid.cells) {
-      if (cell != "aten" && std::find(ids.begin(), ids.end(), cell) == ids.end()) {
-        throw Error(at + dtype_name(grid.dtype) + ": cell \"" + excerpt(cell) +
-                    "\" is neither \"aten\" nor a node of the graph." + did_you_mean(cell, ids));
-      }
-    }
-  }
 }
 
 std::shared_ptr<const CompiledSelection> compile_selection(const SelectionTable& table,
-                                                           const std::vector<const Node*>& nodes) {
+                                                           const std::vector<const Node*>& nodes,
+                                                           std::shared_ptr<DeviceMatches> devices) {
   auto compiled = std::make_shared<CompiledSelection>();
   compiled->device = table.device;
+  compiled->devices = std::move(devices);
   for (const SelectionGrid& grid : table.grids) {
     CompiledSelection::Grid out{grid.dtype, grid.edges.size(), {}, {}, {}};
     size_t stride = 1;
@@ -182,13 +200,15 @@ int pick(const CompiledSelection& selection, const ShapeFeatures& features) noex
     if (features.count != grid.features) return kPickInOrder;
     if (selection.device) {
       const int device = features.cuda_device;
-      if (device < 0 || static_cast<size_t>(device) >= selection.device_state.size() ||
+      if (device < 0 || static_cast<size_t>(device) >= selection.devices->state.size() ||
           !device_matches(selection, device)) {
         return kPickInOrder;
       }
     }
     size_t cell = 0;
-    for (size_t f = 0; f < grid.features; ++f) cell += bucket_of(grid.edges[f], features.values[f]) * grid.strides[f];
+    for (size_t f = 0; f < grid.features; ++f) {
+      cell += detail::bucket_index(grid.edges[f], features.values[f]) * grid.strides[f];
+    }
     return grid.cells[cell];
   }
   return kPickInOrder;
@@ -260,9 +280,7 @@ ShapeFeatures shape_features_of(std::string_view op_symbol, const torch::jit::St
   return fn->of(op->schema(), arguments);
 }
 
-size_t bucket_of(const std::vector<int64_t>& edges, int64_t value) {
-  return static_cast<size_t>(std::upper_bound(edges.begin(), edges.end(), value) - edges.begin());
-}
+size_t bucket_of(const std::vector<int64_t>& edges, int64_t value) { return detail::bucket_index(edges, value); }
 
 std::string bucket_range(const std::vector<int64_t>& edges, size_t bucket) {
   const std::string low = bucket == 0 ? "-inf" : std::to_string(edges[bucket - 1]);
