@@ -39,10 +39,9 @@ enum class Holder { warp_registers, block_registers, cluster, memory, streamed }
 
 /// How launch_rows holds a row: THREADS threads a row (or a warp, four rows a block of
 /// THREADS), each with NEAR vectors in registers (rows left in memory: loaded at a time)
-/// and FAR in shared memory, over CLUSTER
-/// blocks, each block holding the same slice of ROWS rows at once (clusters; ROWS > 1
-/// shares the op's column operands, FAR must be 0); at least MIN_BLOCKS blocks to an SM (a
-/// register cap for the compiler; 0: none).
+/// and FAR in shared memory, over CLUSTER blocks, each block holding the same slice of
+/// ROWS rows at once (clusters; ROWS > 1 shares the op's column operands, FAR must be 0);
+/// at least MIN_BLOCKS blocks to an SM (a register cap for the compiler; 0: none).
 template <int THREADS, int NEAR, int FAR = 0, int CLUSTER = 1, int MIN_BLOCKS = 0, int ROWS = 1>
 struct RowGeometry {
   static constexpr int threads = THREADS, near = NEAR, far = FAR, cluster = CLUSTER, min_blocks = MIN_BLOCKS;
@@ -59,13 +58,21 @@ using ClusterSlice = std::conditional_t<
     SharedColumnsRow<typename Op::Element, VEC, Geometry::threads, Geometry::near, Geometry::rows_per_block,
                      Op::kColumnOperands, FULL>>;
 
+/// The most vectors a row of `width` elements spans: SHIFTED, it may start VEC - 1
+/// elements past a vector boundary.
+template <int VEC, bool SHIFTED>
+__host__ __device__ constexpr int64_t row_span_vectors(int64_t width) {
+  return SHIFTED ? (width + 2 * VEC - 2) / VEC : width / VEC;
+}
+
 // One row per warp, block or cluster (of CLUSTER blocks, consecutive in x), or rows
 // streamed through persistent clusters (which claim rows through `schedule`; the other
 // holders ignore it), as HOLDER and Geometry say. A MIN_BLOCKS of 0 asks for no register
 // cap: an explicit 1, though it caps nothing, changed nvcc's register allocation of other
 // kernels (docs/design/cuda-rows.md). FULL_SLICES (clusters):
 // every block's slice fills its vectors, so no column is checked against the row's end.
-// SHIFTED: rows that start off a vector boundary are held shifted (holders.cuh, pad_edges).
+// SHIFTED: rows that start off a vector boundary are held shifted (holders.cuh,
+// for_each_element).
 template <class Op, int VEC, Holder HOLDER, class Geometry, bool FULL_SLICES = false, bool SHIFTED = false>
 __global__ void __launch_bounds__(Geometry::threads* Geometry::rows_per_block, Geometry::min_blocks)
     rows_kernel(Op op, int64_t rows, int64_t width, RowSchedule schedule) {
@@ -102,9 +109,8 @@ __global__ void __launch_bounds__(Geometry::threads* Geometry::rows_per_block, G
     const int64_t row = blockIdx.x / CLUSTER * ROWS + group;
     const auto rank = static_cast<uint32_t>(blockIdx.x % CLUSTER);  // x-only clusters of consecutive blocks
     const Start s = start(row);
-    // Columns per block, the same for every row: a shifted row spans at most VEC - 1 more.
-    const int64_t span = SHIFTED ? width + 2 * VEC - 2 : width;
-    const int64_t slice = (span / VEC + CLUSTER - 1) / CLUSTER * VEC;
+    // Columns per block, the same for every row.
+    const int64_t slice = (row_span_vectors<VEC, SHIFTED>(width) + CLUSTER - 1) / CLUSTER * VEC;
     const int64_t begin = min(s.end, rank * slice);
     const int64_t end = min(s.end, begin + slice);
     auto* shared = reinterpret_cast<Vec<T, VEC>*>(dynamic_shared + cluster_exchange_bytes<THREADS, CLUSTER, ROWS>());
@@ -179,7 +185,7 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
   static_assert(!SHIFTED || Op::kColumnOperands == 0, "shifted rows read no column operands");
   if (rows == 0 || width == 0) return cudaSuccess;
   if (rows > 0x7fffffff / 8) return static_cast<int>(cudaErrorInvalidValue);
-  const int64_t vectors = SHIFTED ? (width + 2 * VEC - 2) / VEC : width / VEC;  // the most a row spans
+  const int64_t vectors = row_span_vectors<VEC, SHIFTED>(width);
   constexpr int kDeclined = -1;  // a persistent grid would leave its groups too few rows
   int device = 0, major = 0;
   auto launch = [&](auto holder, auto geometry, int64_t blocks) {

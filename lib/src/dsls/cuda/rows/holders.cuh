@@ -80,7 +80,7 @@ __device__ __forceinline__ uint32_t shared_address(const void* p) {
 /// A RegisterRow holds the columns [begin, end) of a row (a cluster block's slice, or all
 /// of it); its thread's i-th vector starts at column begin + (i * ROW_THREADS + t) * VEC.
 /// FULL: the columns fill every vector of every thread, so no column needs its bounds check.
-/// SHIFTED: see pad_edges().
+/// SHIFTED: see for_each_element().
 template <class T, int VEC, int ROW_THREADS, int MAX_VECS, bool FULL = false, bool SHIFTED = false>
 struct RegisterRow {
   static constexpr bool kOnChip = true;
