@@ -13,8 +13,11 @@
 #include <cstdio>
 #include <tuple>
 
-#include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/add.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/sub.h>
 
 #include "median_reporter.h"
 #include "native_ops/native_ops.h"

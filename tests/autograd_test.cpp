@@ -1,6 +1,12 @@
 // Routers sit below Autograd and ADInplaceOrView: gradients and version counters of
 // routed ops stay correct, also where a backward formula calls the routed op itself.
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/bmm.h>
+#include <ATen/ops/full_like.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/softmax.h>
+#include <ATen/ops/sum.h>
 #include <torch/csrc/autograd/autograd.h>
 #include <torch/csrc/autograd/variable.h>
 

@@ -2,7 +2,14 @@
 // the dtype's assert_close tolerance) and just outside it (the cond declines).
 #include <limits>
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/_softmax.h>
+#include <ATen/ops/bmm.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/randint.h>
+#include <ATen/ops/randn.h>
+#include <ATen/ops/tensor.h>
 
 #include "support.h"
 

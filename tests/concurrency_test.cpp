@@ -5,7 +5,9 @@
 #include <atomic>
 #include <thread>
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/mul.h>
+#include <ATen/ops/rand.h>
 
 #include "support.h"
 

@@ -3,9 +3,15 @@
 #include <atomic>
 #include <set>
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty_like.h>
+#include <ATen/ops/mul.h>
 #include <ATen/ops/mul_ops.h>
+#include <ATen/ops/nan_to_num.h>
+#include <ATen/ops/native_layer_norm.h>
 #include <ATen/ops/native_layer_norm_backward_ops.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/zeros_like.h>
 #include <gtest/gtest.h>
 
 #include "native_ops/native_ops.h"

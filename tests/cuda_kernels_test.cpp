@@ -8,7 +8,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/_fused_rms_norm.h>
+#include <ATen/ops/_softmax.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/bmm.h>
+#include <ATen/ops/cat.h>
+#include <ATen/ops/mm.h>
+#include <ATen/ops/native_layer_norm.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/randn.h>
 #include <c10/core/StreamGuard.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/csrc/autograd/autograd.h>

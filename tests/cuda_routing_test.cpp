@@ -1,7 +1,12 @@
 // Routing at the CUDA key: the router reaches CUDA tensors, falls through to the CUDA
 // kernel, and leaves the CPU graph of the same op alone; the shipped selection tables apply
 // on the device they were tuned on only. Skips without a GPU.
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/_softmax.h>
+#include <ATen/ops/mul.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/randn.h>
 
 #include "support.h"
 

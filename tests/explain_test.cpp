@@ -1,6 +1,7 @@
 // explain(): what every cond makes of a call described in the argument-spec language,
 // with the reasons conds give; the spec parser itself.
-#include <ATen/ATen.h>
+#include <ATen/Context.h>
+#include <ATen/core/Tensor.h>
 
 #include "native_ops/testing/arg_spec.h"
 #include "support.h"

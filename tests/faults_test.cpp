@@ -5,7 +5,14 @@
 #include <cstdlib>
 #include <functional>
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/add.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/neg.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/sub.h>
 
 #include "native_ops/dsl.h"
 #include "native_ops/faults.h"

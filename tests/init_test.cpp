@@ -6,8 +6,10 @@
 #include <fstream>
 #include <set>
 
-#include <ATen/ATen.h>
 #include <ATen/Context.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/bmm.h>
+#include <ATen/ops/rand.h>
 
 #include "support.h"
 

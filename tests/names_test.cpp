@@ -2,7 +2,7 @@
 #include <functional>
 #include <string>
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
 #include <gtest/gtest.h>
 
 #include "native_ops/native_ops.h"

@@ -1,5 +1,8 @@
 // Ordering functions: applied at init or later, validated, reversible.
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/full_like.h>
+#include <ATen/ops/mul.h>
+#include <ATen/ops/rand.h>
 
 #include "support.h"
 

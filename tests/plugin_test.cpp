@@ -5,7 +5,11 @@
 #include <cstdio>
 #include <filesystem>
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/allclose.h>
+#include <ATen/ops/atan2.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/hypot.h>
 
 #include "native_ops/plugin.h"
 #include "support.h"

@@ -6,7 +6,9 @@
 #include <cstdio>
 #include <fstream>
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/mul.h>
+#include <ATen/ops/rand.h>
 #include <nlohmann/json.hpp>
 
 #include "native_ops/policy.h"

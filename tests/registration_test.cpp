@@ -1,6 +1,7 @@
 // Registration: op symbols, node ids, and every refusal. A refused registration leaves
 // the registry as it was.
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/_fused_rms_norm_ops.h>
 
 #include "support.h"
 

@@ -1,7 +1,14 @@
 // Routing: hits, misses and fall-throughs on the typed and the boxed router; first
 // registered wins; unconditional nodes; filters; the re-entrancy guard; throwing conds
 // and impls. Impls here return marker values so that the test sees which path ran.
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/full_like.h>
+#include <ATen/ops/mul.h>
+#include <ATen/ops/neg.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/sub.h>
 
 #include "support.h"
 

@@ -1,8 +1,14 @@
 // Selection tables: features, policy version 2 (parsing and refusals), routing by table
 // (typed and boxed), explain, bucket merging, and the grids' agreement with the features.
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/_softmax.h>
 #include <ATen/ops/_softmax_ops.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/hypot.h>
 #include <ATen/ops/hypot_ops.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/randn.h>
+#include <ATen/ops/zeros.h>
 
 #include "native_ops/report.h"
 #include "native_ops/selection.h"

@@ -17,8 +17,12 @@
 #include <thread>
 #include <vector>
 
-#include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/bmm.h>
+#include <ATen/ops/equal.h>
 
 #include "native_ops/native_ops.h"
 #include "native_ops/policy.h"

@@ -13,7 +13,13 @@
 #include <utility>
 #include <vector>
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/_fused_rms_norm.h>
+#include <ATen/ops/_log_softmax.h>
+#include <ATen/ops/_softmax.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/mm.h>
+#include <ATen/ops/randn.h>
 #include <c10/core/StreamGuard.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 

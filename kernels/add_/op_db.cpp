@@ -1,6 +1,8 @@
 // The op database entry of add_.Tensor: what judges and measures its overrides.
-#include <ATen/ATen.h>
 #include <ATen/MemoryOverlap.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/ones.h>
 
 #include "native_ops/testing/op_db.h"
 #include "native_ops/testing/samples.h"

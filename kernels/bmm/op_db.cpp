@@ -1,5 +1,7 @@
 // The op database entry of bmm: what judges and measures its overrides.
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/ones.h>
 
 #include "native_ops/testing/op_db.h"
 #include "native_ops/testing/samples.h"

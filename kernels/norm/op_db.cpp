@@ -2,7 +2,11 @@
 // _fused_rms_norm_backward: what judges and measures their cuda (and triton) overrides.
 #include <array>
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/rsqrt.h>
 
 #include "cuda_abi.h"
 #include "native_ops/testing/op_db.h"

@@ -2,7 +2,10 @@
 // overrides (cpp at CPU; cuda at CUDA).
 #include <limits>
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/ones.h>
 
 #include "native_ops/testing/op_db.h"
 #include "native_ops/testing/samples.h"

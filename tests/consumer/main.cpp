@@ -1,7 +1,10 @@
 // Registers an override of aten::hypot, as a third party would, and checks it routes.
 #include <iostream>
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/full.h>
+#include <ATen/ops/hypot.h>
+#include <ATen/ops/sqrt.h>
 #include <native_ops/native_ops.h>
 
 int main() {

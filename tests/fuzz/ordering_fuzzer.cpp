@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
 
 #include "native_ops/native_ops.h"
 

@@ -1,5 +1,5 @@
 // A plugin whose registration fails half-way: its first node must end up unavailable.
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
 
 #include "native_ops/native_ops.h"
 #include "native_ops/plugin.h"

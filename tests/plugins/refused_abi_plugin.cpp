@@ -1,6 +1,6 @@
 // A plugin built for another plugin ABI whose static constructor registers an override at
 // dlopen, before its ABI can be checked: the node must end up unavailable, never called.
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
 
 #include "native_ops/native_ops.h"
 

@@ -1,6 +1,6 @@
 // A plugin whose registration throws something that is not a std::exception after
 // registering a node: the node must end up unavailable and the error reach the caller.
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
 
 #include "native_ops/native_ops.h"
 #include "native_ops/plugin.h"

@@ -1,6 +1,9 @@
 // A third-party override pack: its own DSL, a typed override of aten::hypot at CPU and at
 // CUDA, and the op database entry that `native-ops test` and `native-ops bench` judge it by.
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/rand.h>
+#include <ATen/ops/sqrt.h>
 
 #include "native_ops/native_ops.h"
 #include "native_ops/plugin.h"

@@ -1,6 +1,6 @@
 // An override pack with a bug: its atan2 is off by 1e-3. `native-ops test` must catch it
 // and exit 1.
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
 
 #include "native_ops/native_ops.h"
 #include "native_ops/plugin.h"

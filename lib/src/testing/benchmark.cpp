@@ -8,8 +8,9 @@
 #include <map>
 #include <set>
 
-#include <ATen/ATen.h>
+#include <ATen/Context.h>
 #include <ATen/Parallel.h>
+#include <ATen/core/Tensor.h>
 
 #include "native_ops/error.h"
 #include "native_ops/node_access.h"

@@ -8,9 +8,9 @@
 #include <cstdlib>
 #include <set>
 
-#include <ATen/ATen.h>
 #include <ATen/Context.h>
 #include <ATen/core/LegacyTypeDispatch.h>
+#include <ATen/core/Tensor.h>
 #include <torch/csrc/autograd/autograd.h>
 
 #include "native_ops/dsl.h"

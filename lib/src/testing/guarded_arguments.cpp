@@ -1,7 +1,12 @@
 // Guarded argument buffers for conformance sweeps.
 #include "testing/guarded_arguments.h"
 
-#include <ATen/ATen.h>
+#include <ATen/TensorIndexing.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/arange.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/zeros.h>
 
 namespace native_ops::detail {
 

@@ -6,8 +6,10 @@
 #include <sstream>
 #include <vector>
 
-#include <ATen/ATen.h>
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/randint.h>
 
 #include "native_ops/error.h"
 

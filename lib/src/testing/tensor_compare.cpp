@@ -4,7 +4,10 @@
 
 #include <sstream>
 
-#include <ATen/ATen.h>
+#include <ATen/TensorOperators.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/where.h>
+#include <ATen/ops/zeros_like.h>
 
 #include "native_ops/testing/samples.h"
 
