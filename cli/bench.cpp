@@ -61,6 +61,22 @@ std::string routing_cost(const BenchRow& r) {
   return duration(r.host_overhead_ns);
 }
 
+// --as-routed: how many cells the routed call loses to aten, and how many it runs within
+// 3% of the fastest of aten and the nodes that accept them (medians of paired rounds).
+void print_routed_summary(const BenchReport& report) {
+  size_t cells = 0, slower = 0, near_fastest = 0;
+  for (const BenchRow& r : report.rows) {
+    if (!r.timed || r.fastest.empty()) continue;
+    ++cells;
+    slower += std::count(r.flags.begin(), r.flags.end(), "routed slower than aten");
+    near_fastest += r.near_fastest();
+  }
+  if (cells == 0) return;
+  std::cout << "\nAs routed: " << cells << " cells; slower than aten (upper 95% bound < 0.98): " << slower
+            << "; within 3% of the fastest of aten and the accepting nodes: " << near_fastest << " ("
+            << fixed(100.0 * near_fastest / cells, 1) << "%)\n";
+}
+
 void print_table(const BenchReport& report, bool color) {
   for (const BenchDevice& d : report.devices) {
     std::cout << d.device << ": " << d.name;
@@ -86,8 +102,9 @@ void print_table(const BenchReport& report, bool color) {
     }
     const std::string speedup =
         fixed(r.speedup, 2) + "x (" + fixed(r.speedup_low, 2) + "-" + fixed(r.speedup_high, 2) + ")";
-    std::cout << std::setw(9) << duration(r.original.median_ns) << std::setw(9) << duration(r.impl.median_ns)
-              << std::setw(9) << (r.accepted ? duration(r.routed.median_ns) : "-") << std::setw(22)
+    std::cout << std::setw(9) << duration(r.original.median_ns) << std::setw(9)
+              << (r.impl.rounds > 0 ? duration(r.impl.median_ns) : "-") << std::setw(9)
+              << (r.accepted ? duration(r.routed.median_ns) : "-") << std::setw(22)
               << paint(speedup,
                        r.speedup_low > 1    ? "active"
                        : r.speedup_high < 1 ? "unavailable"
@@ -96,12 +113,17 @@ void print_table(const BenchReport& report, bool color) {
               << std::setw(8) << fixed(r.override_gbps, 1) << std::setw(6) << fixed(100 * r.copy_fraction, 0) << "%"
               << std::setw(9) << routing_cost(r) << "  ";
     std::string flags = r.accepted ? "" : "declined (" + r.decline_reason + ")";
+    if (!r.fastest.empty() && r.fastest != r.node_id) {
+      flags = "fastest " + r.fastest + ", routed/fastest " + fixed(r.routed_over_fastest, 2) + " (" +
+              fixed(r.routed_over_fastest_low, 2) + "-" + fixed(r.routed_over_fastest_high, 2) + ")";
+    }
     for (const std::string& flag : r.flags) flags += (flags.empty() ? "" : ", ") + flag;
     std::cout << flags << "\n";
   }
   std::cout << "\nATEN: the original kernel; IMPL: the override alone; ROUTED: through the dispatcher and router.\n"
                "SPEEDUP: ATEN / ROUTED (declined shapes: ATEN / IMPL). ROUTING: ROUTED - IMPL, host time\n"
                "(~0: its 95% interval holds zero, lost in the kernel's noise).\n";
+  print_routed_summary(report);
 }
 
 std::string to_upper(std::string text) {

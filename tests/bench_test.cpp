@@ -1,8 +1,11 @@
 // The benchmark engine: what it times and reports, and that its flags catch a cond that
 // is too wide or too narrow. The overrides here differ from aten by large factors (30x
 // the work, or none at all), so the flags do not depend on a quiet machine.
-#include <ATen/ATen.h>
+#include <ATen/core/Tensor.h>
+#include <ATen/ops/empty_like.h>
 #include <ATen/ops/mul_ops.h>
+#include <ATen/ops/ones.h>
+#include <ATen/ops/rand.h>
 #include <gtest/gtest.h>
 
 #include "native_ops/native_ops.h"
@@ -162,6 +165,42 @@ TEST(Bench, FlagsACondThatDeclinesWhereFaster) {
   EXPECT_EQ(row.routed.rounds, 0u);  // a declined shape has no routed call of its own
   EXPECT_GT(row.speedup_low, 1);
   EXPECT_TRUE(has_flag(row, "declines where faster"));
+}
+
+// --as-routed times every node that accepts the call beside the routed one: the first
+// registered fires here (no table), 30x slower than the second, which must be named.
+TEST(Bench, AsRoutedNamesTheFastestOfTheAcceptingNodes) {
+  testing::register_test_dsls();
+  const std::string slow = register_op_override<at::_ops::mul_Tensor>(
+      "alpha", c10::DispatchKey::CPU, [](const at::Tensor&, const at::Tensor&) -> Verdict { return true; },
+      [](const at::Tensor& a, const at::Tensor& b) {
+        at::Tensor out;
+        for (int i = 0; i < 30; ++i) out = call_original<at::_ops::mul_Tensor>(a, b);
+        return out;
+      });
+  static at::Tensor cached;
+  const std::string fast = register_op_override<at::_ops::mul_Tensor>(
+      "beta", c10::DispatchKey::CPU, [](const at::Tensor&, const at::Tensor&) -> Verdict { return true; },
+      [](const at::Tensor& a, const at::Tensor&) {
+        if (!cached.defined()) cached = at::empty_like(a);
+        return cached;
+      });
+  register_mul_entry(c10::DeviceType::CPU, 65536, {});
+  init();
+  BenchOptions options;
+  options.dsl = "alpha";
+  options.devices = {c10::DeviceType::CPU};
+  options.seconds_per_case = 0.05;
+  options.as_routed = true;
+  const BenchReport report = run_benchmarks(options);
+  ASSERT_EQ(report.rows.size(), 1u);  // one row per op and shape, not per node
+  const BenchRow& row = report.rows[0];
+  EXPECT_EQ(row.node_id, slow);
+  EXPECT_EQ(row.fastest, fast);
+  EXPECT_GT(row.routed_over_fastest_low, 1 + kFastestMargin);
+  EXPECT_FALSE(row.near_fastest());
+  EXPECT_TRUE(has_flag(row, "slower than the fastest"));
+  EXPECT_TRUE(has_flag(row, "routed slower than aten"));
 }
 
 TEST(Bench, LeavesUntimedADeclinedShapeTheImplMayGetWrong) {

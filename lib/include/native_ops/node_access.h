@@ -42,6 +42,11 @@ struct CondDecision {
 /// declines, with the error as its reason.
 NATIVE_OPS_API CondDecision check_node(const NodeHandle& node, torch::jit::Stack arguments);
 
+/// Runs the node's impl directly (no dispatcher, no cond), as the router would run it:
+/// calls of its own op inside reach the original kernel. Throws native_ops::Error when the
+/// node's graph was never routed (no node of it active yet, no SoloRoute made).
+NATIVE_OPS_API void run_impl(const NodeHandle& node, torch::jit::Stack& stack);
+
 /// While alive, the node's graph routes through this node alone, whatever its state or
 /// the order in force; the router is installed for the while if it was not. Restores the
 /// graph as it was. Requires init(); throws native_ops::Error when native-ops is off.
@@ -51,10 +56,6 @@ class NATIVE_OPS_API SoloRoute {
   ~SoloRoute();
   SoloRoute(const SoloRoute&) = delete;
   SoloRoute& operator=(const SoloRoute&) = delete;
-
-  /// Runs the node's impl directly (no dispatcher, no cond), as the router would run it:
-  /// calls of its own op inside reach the original kernel.
-  void run_impl(torch::jit::Stack& stack) const;
 
  private:
   NodeHandle node_;

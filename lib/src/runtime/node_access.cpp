@@ -72,13 +72,17 @@ SoloRoute::~SoloRoute() {
   if (active.empty()) graph.library.reset();  // no router was wanted: the original kernel is back
 }
 
-void SoloRoute::run_impl(torch::jit::Stack& stack) const {
-  const RouterState& router = *node_.graph->router;
-  ActiveRouteScope scope(tls_routing, router, router.index, c10::DispatchKeySet(node_.graph->key));
+void run_impl(const NodeHandle& node, torch::jit::Stack& stack) {
+  if (!node.graph->router) {
+    throw Error("run_impl: " + node.graph->op_symbol +
+                " has no router yet (none of its nodes was ever active): make a SoloRoute for the node first");
+  }
+  const RouterState& router = *node.graph->router;
+  ActiveRouteScope scope(tls_routing, router, router.index, c10::DispatchKeySet(node.graph->key));
   try {
-    node_.node->callables->run_impl(router.op, stack);
+    node.node->callables->run_impl(router.op, stack);
   } catch (...) {
-    rethrow_impl_error(*node_.node);
+    rethrow_impl_error(*node.node);
   }
 }
 

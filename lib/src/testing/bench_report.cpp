@@ -91,6 +91,9 @@ std::string bench_json(const BenchReport& report) {
                     {"host_overhead_ci", {r.host_overhead_low, r.host_overhead_high}},
                     {"host_original_ns", r.host_original_ns},
                     {"host_routed_ns", r.host_routed_ns},
+                    {"fastest", r.fastest},
+                    {"routed_over_fastest", r.routed_over_fastest},
+                    {"routed_over_fastest_ci", {r.routed_over_fastest_low, r.routed_over_fastest_high}},
                     {"flags", r.flags}});
   }
   return nlohmann::json{{"version", 1}, {"devices", devices}, {"rows", rows}}.dump(2);
@@ -100,8 +103,8 @@ std::string bench_csv(const BenchReport& report) {
   std::ostringstream csv;
   csv << "node,dsl,op,device,shape,accepted,timed,original_ns,original_iqr_ns,impl_ns,impl_iqr_ns,routed_ns,"
          "routed_iqr_ns,bytes,flops,original_gbps,override_gbps,copy_fraction,speedup,speedup_low,speedup_high,"
-         "host_overhead_ns,host_overhead_low_ns,host_overhead_high_ns,host_original_ns,host_routed_ns,flags,"
-         "decline_reason\n";
+         "host_overhead_ns,host_overhead_low_ns,host_overhead_high_ns,host_original_ns,host_routed_ns,fastest,"
+         "routed_over_fastest,flags,decline_reason\n";
   for (const BenchRow& r : report.rows) {
     std::string flags;
     for (const std::string& flag : r.flags) flags += (flags.empty() ? "" : ";") + flag;
@@ -111,8 +114,8 @@ std::string bench_csv(const BenchReport& report) {
         << r.routed.median_ns << "," << r.routed.q3_ns - r.routed.q1_ns << "," << r.bytes << "," << r.flops << ","
         << r.original_gbps << "," << r.override_gbps << "," << r.copy_fraction << "," << r.speedup << ","
         << r.speedup_low << "," << r.speedup_high << "," << r.host_overhead_ns << "," << r.host_overhead_low << ","
-        << r.host_overhead_high << "," << r.host_original_ns << "," << r.host_routed_ns << "," << csv_field(flags)
-        << "," << csv_field(r.decline_reason) << "\n";
+        << r.host_overhead_high << "," << r.host_original_ns << "," << r.host_routed_ns << "," << csv_field(r.fastest)
+        << "," << r.routed_over_fastest << "," << csv_field(flags) << "," << csv_field(r.decline_reason) << "\n";
   }
   return csv.str();
 }

@@ -191,19 +191,33 @@ BenchRow row_for(const SweepUnit& unit) {
   return row;
 }
 
-// The routed call as configured against aten; the row names the node that fires.
+// The routed call as configured against aten, and the impl of each node whose cond accepts
+// the call, in the same rounds; the row names the node that fires and the fastest.
 BenchRow time_as_routed(detail::BenchClock& clock, const c10::OperatorHandle& op, const torch::jit::Stack& arguments,
                         BenchRow row, const BenchOptions& options, double copy_gbps) {
   const Explanation explanation = explain(row.op_symbol, dispatch_key_of(arguments), arguments);
   row.node_id = explanation.fires.value_or("aten");
   row.dsl = "aten";
+  std::vector<std::pair<std::string, NodeHandle>> accepting;
   for (const CondCheck& check : explanation.checks) {
     if (check.fires) row.dsl = check.node.dsl;
+    if (check.accepted) accepting.emplace_back(check.node.id, find_node_handle(check.node.id));
   }
   row.accepted = true;
   Variant original = original_call(op, arguments);
   Variant routed = routed_call(op, arguments);
-  const size_t calls = measure(clock, {&original, &routed}, options);
+  std::vector<Variant> impls;
+  impls.reserve(accepting.size());
+  for (const auto& [id, node] : accepting) {
+    impls.push_back({[node = node, &arguments] {
+                       torch::jit::Stack stack = arguments;
+                       run_impl(node, stack);
+                     },
+                     {}});
+  }
+  std::vector<Variant*> variants = {&original, &routed};
+  for (Variant& impl : impls) variants.push_back(&impl);
+  const size_t calls = measure(clock, variants, options);
   row.timed = true;
   row.original = summarize(original, calls);
   row.routed = summarize(routed, calls);
@@ -214,7 +228,25 @@ BenchRow time_as_routed(detail::BenchClock& clock, const c10::OperatorHandle& op
   row.original_gbps = row.bytes / row.original.median_ns;
   row.override_gbps = row.bytes / row.routed.median_ns;
   row.copy_fraction = row.override_gbps / copy_gbps;
+
+  row.fastest = "aten";
+  const Variant* fastest = &original;
+  double fastest_ns = row.original.median_ns;
+  for (size_t i = 0; i < impls.size(); ++i) {
+    const double ns = quantile(impls[i].ns, 0.5);
+    if (ns < fastest_ns) {
+      fastest_ns = ns;
+      fastest = &impls[i];
+      row.fastest = accepting[i].first;
+    }
+  }
+  const Interval over_fastest = paired(routed.ns, fastest->ns, /*ratio=*/true);
+  row.routed_over_fastest = over_fastest.median;
+  row.routed_over_fastest_low = over_fastest.low;
+  row.routed_over_fastest_high = over_fastest.high;
+
   if (row.speedup_high < 1 - kFlagMargin) row.flags.push_back("routed slower than aten");
+  if (row.routed_over_fastest_low > 1 + kFastestMargin) row.flags.push_back("slower than the fastest");
   if (row.original.noisy() || row.routed.noisy()) row.flags.push_back("noisy");
   return row;
 }
@@ -307,9 +339,9 @@ BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& pro
     const c10::OperatorHandle op = node.op();
     SoloRoute solo(node);
     Variant original = original_call(op, arguments);
-    Variant impl{[&] {
+    Variant impl{[&arguments, node = node] {
                    torch::jit::Stack stack = arguments;
-                   solo.run_impl(stack);
+                   run_impl(node, stack);
                  },
                  {}};
     Variant routed = routed_call(op, arguments);

@@ -41,7 +41,9 @@ struct BenchOptions {
   bool host_times = true;
   /// Time each op's routed call as configured (order, policy, selection table in force)
   /// against aten, once per op and shape instead of once per node: the row names the node
-  /// that fires ("aten" when none does) and is flagged "routed slower than aten".
+  /// that fires ("aten" when none does) and is flagged "routed slower than aten". The impl
+  /// of every node whose cond accepts the call is timed in the same rounds, to name the
+  /// fastest (BenchRow::fastest).
   bool as_routed = false;
   size_t min_rounds = 15;
   size_t max_rounds = 400;
@@ -49,6 +51,10 @@ struct BenchOptions {
   bool grid = false;
   std::vector<c10::ScalarType> dtypes;  // grid cells of these dtypes only; empty: all
 };
+
+/// How far a routed call may lag the fastest of its alternatives and still count as
+/// running the fastest (BenchRow::near_fastest).
+inline constexpr double kFastestMargin = 0.03;
 
 /// One variant's times over the rounds, per call, in nanoseconds.
 struct Timing {
@@ -85,12 +91,25 @@ struct BenchRow {
   double speedup = 0;        // original / override: > 1 means the override is faster
   double speedup_low = 0;    // 95% confidence interval of the speedup
   double speedup_high = 0;
-  double host_overhead_ns = 0;     // routed - impl, host time: what the dispatcher, router and cond add
-  double host_overhead_low = 0;    //   (median of paired rounds) and its 95% interval: an interval
-  double host_overhead_high = 0;   //   that holds 0 means the overhead drowns in the kernel's noise
-  double host_original_ns = 0;     // host time per call of aten's call and of the routed call: on a
-  double host_routed_ns = 0;       //   GPU the launch cost (calls return once queued), on the CPU all of it
-  std::vector<std::string> flags;  // "fires where slower", "declines where faster", "noisy"
+  double host_overhead_ns = 0;    // routed - impl, host time: what the dispatcher, router and cond add
+  double host_overhead_low = 0;   //   (median of paired rounds) and its 95% interval: an interval
+  double host_overhead_high = 0;  //   that holds 0 means the overhead drowns in the kernel's noise
+  double host_original_ns = 0;    // host time per call of aten's call and of the routed call: on a
+  double host_routed_ns = 0;      //   GPU the launch cost (calls return once queued), on the CPU all of it
+  /// as_routed: the fastest of aten and the impls of the nodes whose conds accept the call
+  /// (a node id, or "aten"), and the routed call's time over its time: the median of
+  /// per-round ratios and its 95% interval; about 1 when the routed call runs it. Flagged
+  /// "slower than the fastest" when the whole interval lies above 1 + kFastestMargin. On the CPU the
+  /// routed call's time holds the routing (tens of ns); on a GPU it is device time alone.
+  std::string fastest;
+  double routed_over_fastest = 0;
+  double routed_over_fastest_low = 0;
+  double routed_over_fastest_high = 0;
+  /// as_routed: the routed call runs within 3% of the fastest (by the median).
+  bool near_fastest() const { return routed_over_fastest <= 1 + kFastestMargin; }
+  /// "fires where slower", "declines where faster", "routed slower than aten", "slower than
+  /// the fastest", "noisy"
+  std::vector<std::string> flags;
 };
 
 /// The machine a run measured.
