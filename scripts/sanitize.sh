@@ -19,14 +19,14 @@ if [ "$which" = asan ] || [ "$which" = all ]; then
   "$root/scripts/configure.sh" asan
   cmake --build --preset asan --parallel "$(nproc)"
   echo "[sanitize] ASan + UBSan: running ctest"
-  # Leak checking is off: libtorch keeps its registries until exit. python_module and the
+  # Leak checking is off: libtorch keeps its registries until exit. python_module, e2e_cpu and the
   # two package consumers load the library into an uninstrumented process (Python; a
   # consumer built without the sanitizer), which ASan's runtime cannot join;
   # triton_interpret runs no code of native-ops.
   (cd "$root/build-asan" &&
     ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
       ctest --output-on-failure --timeout 900 --parallel "$(nproc)" \
-        -E "^(python_module|installed_package_consumer|build_tree_package_consumer|triton_interpret)$")
+        -E "^(python_module|e2e_cpu|installed_package_consumer|build_tree_package_consumer|triton_interpret)$")
 fi
 
 if [ "$which" = tsan ] || [ "$which" = all ]; then

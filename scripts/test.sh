@@ -6,13 +6,21 @@
 # the ctest suite only.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-"$root/scripts/setup.sh"
-"$root/scripts/build.sh"
+# Each step says how long it took: where the time of a CI run goes.
+step() {
+  local start=$SECONDS
+  "$@"
+  echo "[test] $(basename "$1") ${2:-}: $((SECONDS - start)) s (total $SECONDS s)"
+}
+step "$root/scripts/setup.sh"
+step "$root/scripts/build.sh"
 # The tests are separate processes that share nothing: they run a core each.
-(cd "$root/build" && ctest --output-on-failure --timeout 600 --parallel "$(nproc)" "$@")
+run_ctest() { (cd "$root/build" && ctest --output-on-failure --timeout 600 --parallel "$(nproc)" "$@"); }
+step run_ctest "$@"
 if [ "${NATIVE_OPS_QUICK:-0}" = 1 ]; then
   echo "[test] NATIVE_OPS_QUICK=1: sanitizers and fuzzers skipped"
   exit 0
 fi
-"$root/scripts/sanitize.sh" all
-"$root/scripts/fuzz.sh" "${NATIVE_OPS_FUZZ_SECONDS:-45}"
+step "$root/scripts/sanitize.sh" asan
+step "$root/scripts/sanitize.sh" tsan
+step "$root/scripts/fuzz.sh" "${NATIVE_OPS_FUZZ_SECONDS:-45}"

@@ -1,0 +1,260 @@
+"""End-to-end: a Llama-style decoder with native-ops loaded against the same without it.
+
+A decoder stack (RMS norm or layer norm, softmax attention written out, a SwiGLU MLP, a
+vocabulary head with cross-entropy) is timed on a forward pass, a training step (forward,
+backward, an SGD update) and sampling from the last position's logits (greedy: argmax;
+top-k: topk, softmax, multinomial), in processes with the library loaded and without it,
+alternating, from the same seed. Each process also writes its loss, logits and gradients;
+the run compares them with a float32 reference (without the library) and reports how far
+each is from it, and which overrides fired.
+
+  python bench/e2e.py --library build/lib/libnative_ops_torch.so --device cuda --vocab 50257
+  python bench/e2e.py --library build/lib/libnative_ops_torch.so --device cpu --dtype f32 --tiny
+
+Prints a table; --json FILE also writes the numbers. Times are medians over --iterations
+after warm-up (CUDA events on a GPU), then the median over --rounds processes of each kind.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+DTYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32"}
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--library", required=True, help="libnative_ops_torch.so, loaded with torch.ops.load_library")
+    p.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
+    p.add_argument("--dtype", default="bf16", choices=sorted(DTYPES))
+    p.add_argument("--vocab", type=int, default=50257)
+    p.add_argument("--hidden", type=int, default=2048)
+    p.add_argument("--layers", type=int, default=4)
+    p.add_argument("--heads", type=int, default=16)
+    p.add_argument("--seq", type=int, default=1024)
+    p.add_argument("--batch", type=int, default=4)
+    p.add_argument("--norm", default="rms", choices=["rms", "layer"])
+    p.add_argument("--top-k", type=int, default=50)
+    p.add_argument("--sample-rows", type=int, default=64, help="decode rows sampled at once")
+    p.add_argument("--iterations", type=int, default=10)
+    p.add_argument("--rounds", type=int, default=3, help="processes of each kind, alternating")
+    p.add_argument("--tiny", action="store_true", help="a model small enough for a CPU smoke run")
+    p.add_argument("--json", help="also write the results to FILE")
+    p.add_argument("--check", action="store_true",
+                   help="exit 1 when an output of the loaded run is further from the reference than 1.5x aten's")
+    p.add_argument("--worker", choices=["loaded", "aten", "reference"], help=argparse.SUPPRESS)
+    p.add_argument("--out", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.tiny:
+        args.vocab, args.hidden, args.layers, args.heads, args.seq, args.batch = 1000, 64, 2, 4, 32, 2
+        args.sample_rows = 4
+    if args.hidden % args.heads:
+        p.error(f"--hidden {args.hidden} is not a multiple of --heads {args.heads}")
+    if not 1 <= args.top_k <= args.vocab:
+        p.error(f"--top-k {args.top_k} must be between 1 and --vocab {args.vocab}")
+    if args.rounds < 1 or args.iterations < 1:
+        p.error("--rounds and --iterations must be at least 1")
+    if not args.worker and not os.path.isfile(args.library):
+        p.error(f"--library {args.library}: no such file (build it: bash scripts/build.sh)")
+    return args
+
+
+# ---- the worker: one process, one kind ---------------------------------------------------
+
+def worker(args):
+    import torch
+    import torch.nn.functional as F
+
+    if args.worker == "loaded":
+        torch.ops.load_library(args.library)
+    device = torch.device(args.device)
+    dtype = torch.float32 if args.worker == "reference" else getattr(torch, DTYPES[args.dtype])
+    torch.manual_seed(0)
+    h, v, nh = args.hidden, args.vocab, args.heads
+    inter = (8 * h // 3 + 255) // 256 * 256
+
+    def param(*shape, scale):
+        return (torch.randn(*shape, device=device) * scale).to(dtype).requires_grad_(True)
+
+    def norm_weight():
+        return torch.ones(h, device=device, dtype=dtype).requires_grad_(True)
+
+    layers = [{
+        "norm1": norm_weight(),
+        "qkv": param(3 * h, h, scale=h ** -0.5),
+        "o": param(h, h, scale=h ** -0.5),
+        "norm2": norm_weight(),
+        "gate": param(inter, h, scale=h ** -0.5),
+        "up": param(inter, h, scale=h ** -0.5),
+        "down": param(h, inter, scale=inter ** -0.5),
+    } for _ in range(args.layers)]
+    embedding = param(v, h, scale=1.0)
+    final_norm = norm_weight()
+    head = param(v, h, scale=h ** -0.5)
+    params = [embedding, final_norm, head] + [p for layer in layers for p in layer.values()]
+    tokens = torch.randint(0, v, (args.batch, args.seq + 1), device=device)
+    inputs, targets = tokens[:, :-1], tokens[:, 1:]
+    causal = torch.ones(args.seq, args.seq, device=device, dtype=torch.bool).triu(1)
+
+    def norm(x, weight):
+        if args.norm == "rms":
+            return F.rms_norm(x, (h,), weight, 1e-6)
+        return F.layer_norm(x, (h,), weight, None, 1e-5)
+
+    def forward(ids):
+        b, t = ids.shape
+        x = F.embedding(ids, embedding)
+        for layer in layers:
+            q, k, val = (norm(x, layer["norm1"]) @ layer["qkv"].t()).split(h, dim=-1)
+            q, k, val = (z.view(b, t, nh, h // nh).transpose(1, 2) for z in (q, k, val))
+            scores = (q @ k.transpose(-2, -1)) * (h // nh) ** -0.5
+            attention = torch.softmax(scores.masked_fill(causal[:t, :t], float("-inf")), dim=-1)
+            x = x + (attention @ val).transpose(1, 2).reshape(b, t, h) @ layer["o"].t()
+            y = norm(x, layer["norm2"])
+            x = x + (F.silu(y @ layer["gate"].t()) * (y @ layer["up"].t())) @ layer["down"].t()
+        return norm(x, final_norm) @ head.t()
+
+    def loss_of(logits):
+        return F.cross_entropy(logits.reshape(-1, v), targets.reshape(-1))
+
+    def train_step():
+        loss = loss_of(forward(inputs))
+        loss.backward()
+        with torch.no_grad():
+            for p in params:
+                p.add_(p.grad, alpha=-1e-4)
+                p.grad = None
+        return loss
+
+    # The outputs to compare, from the initial weights.
+    logits = forward(inputs)
+    loss = loss_of(logits)
+    loss.backward()
+    grads = {"embedding": embedding.grad, "head": head.grad, "norm1": layers[0]["norm1"].grad}
+    result_tensors = {"loss": loss.detach().float().cpu(), "logits": logits.detach().float().cpu()}
+    result_tensors.update({f"grad_{k}": g.float().cpu() for k, g in grads.items()})
+    for p in params:
+        p.grad = None
+
+    sample_logits = torch.randn(args.sample_rows, v, device=device).to(dtype) * 4
+    generator = torch.Generator(device=device)
+
+    def greedy():
+        return torch.argmax(sample_logits, dim=-1)
+
+    def top_k():
+        values, indices = torch.topk(sample_logits, args.top_k, dim=-1)
+        choice = torch.multinomial(torch.softmax(values.float(), dim=-1), 1, generator=generator)
+        return indices.gather(-1, choice)
+
+    def timed(fn, grad=True):
+        times = []
+        for i in range(args.iterations + 2):  # two warm-up calls
+            if device.type == "cuda":
+                start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                torch.cuda.synchronize()
+                start.record()
+                with torch.set_grad_enabled(grad):
+                    fn()
+                end.record()
+                torch.cuda.synchronize()
+                elapsed = start.elapsed_time(end) / 1e3
+            else:
+                import time
+                t0 = time.perf_counter()
+                with torch.set_grad_enabled(grad):
+                    fn()
+                elapsed = time.perf_counter() - t0
+            if i >= 2:
+                times.append(elapsed)
+        return statistics.median(times)
+
+    generator.manual_seed(1)
+    times = {
+        "forward": timed(lambda: forward(inputs), grad=False),
+        "train_step": timed(train_step),
+        "greedy": timed(greedy, grad=False),
+        "top_k": timed(top_k, grad=False),
+    }
+    fired = {}
+    if args.worker == "loaded":
+        for graph in json.loads(torch.ops.native_ops.status())["graphs"]:
+            for node in graph["nodes"]:
+                if node["hits"]:
+                    fired[node["id"]] = node["hits"]
+    torch.save(result_tensors, args.out + ".pt")
+    with open(args.out + ".json", "w") as f:
+        json.dump({"times": times, "fired": fired}, f)
+
+
+# ---- the parent: alternate the workers, compare, report -----------------------------------
+
+def run_worker(args, kind, out):
+    command = [sys.executable, os.path.abspath(__file__), "--worker", kind, "--out", out]
+    for name in ("library", "device", "dtype", "vocab", "hidden", "layers", "heads", "seq", "batch", "norm",
+                 "top_k", "sample_rows", "iterations"):
+        command += ["--" + name.replace("_", "-"), str(getattr(args, name))]
+    completed = subprocess.run(command, capture_output=True, text=True)
+    if completed.returncode != 0:
+        sys.exit(f"e2e: the {kind} worker failed (exit {completed.returncode}):\n{completed.stderr[-4000:]}")
+    with open(out + ".json") as f:
+        return json.load(f)
+
+
+def distance(actual, reference):
+    """max |actual - reference| / max |reference|: 0 is exact."""
+    scale = reference.abs().max().item() or 1.0
+    return (actual - reference).abs().max().item() / scale
+
+
+def main(argv):
+    args = parse_args(argv)
+    if args.worker:
+        return worker(args)
+    import torch
+
+    work = tempfile.mkdtemp(prefix="native-ops-e2e-")
+    runs = {"loaded": [], "aten": []}
+    for r in range(args.rounds):
+        for kind in ("aten", "loaded") if r % 2 == 0 else ("loaded", "aten"):
+            runs[kind].append(run_worker(args, kind, f"{work}/{kind}{r}"))
+    run_worker(args, "reference", f"{work}/reference")
+    reference = torch.load(f"{work}/reference.pt")
+    errors = {}
+    for kind in ("aten", "loaded"):
+        outputs = torch.load(f"{work}/{kind}0.pt")
+        errors[kind] = {name: distance(outputs[name], reference[name]) for name in reference}
+
+    times = {kind: {step: statistics.median(run["times"][step] for run in runs[kind])
+                    for step in runs[kind][0]["times"]} for kind in runs}
+    config = (f"{args.device} {args.dtype}, vocab {args.vocab}, hidden {args.hidden}, {args.layers} layers, "
+              f"{args.heads} heads, batch {args.batch} x seq {args.seq}, {args.norm} norm; sampling {args.sample_rows} "
+              f"rows, top-k {args.top_k}")
+    print(f"e2e: {config}")
+    print(f"{'step':<12}{'aten':>12}{'loaded':>12}{'speedup':>10}")
+    for step in times["aten"]:
+        a, l = times["aten"][step], times["loaded"][step]
+        print(f"{step:<12}{a * 1e3:>10.3f}ms{l * 1e3:>10.3f}ms{a / l:>9.3f}x")
+    print(f"\ndistance from the float32 reference, max |x - ref| / max |ref| ({'aten':>8} / {'loaded':>8}):")
+    for name in reference:
+        print(f"  {name:<16}{errors['aten'][name]:>10.2e} / {errors['loaded'][name]:>8.2e}")
+    fired = runs["loaded"][0]["fired"]
+    print("\noverrides that fired (hits, one loaded process): " +
+          (", ".join(f"{k} {n}" for k, n in sorted(fired.items())) or "none"))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"config": vars(args), "times": times, "errors": errors, "fired": fired}, f, indent=1)
+    if args.check:
+        worse = [name for name in reference if errors["loaded"][name] > 1.5 * errors["aten"][name] + 1e-6]
+        if worse:
+            print(f"e2e: FAILED: with native-ops loaded, further from the float32 reference than aten: {worse}")
+            return 1
+        print("e2e: PASSED: every output of the loaded run as close to the float32 reference as aten's")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
