@@ -6,4 +6,5 @@ set(NATIVE_OPS_OPS
   bmm
   softmax
   add_
-  norm)
+  norm
+  argmax)
