@@ -16,6 +16,8 @@ namespace native_ops::kernels {
 
 namespace {
 
+constexpr double kManyOutputs = 1 << 21;
+
 Verdict outer_product_cuda_applies(const at::Tensor& self, const at::Tensor& mat2) {
   if (const Verdict verdict = gpu_outer_product_applies(self, mat2); !verdict.accepted()) return verdict;
   // Tiles of at least 16 rows x 32 columns, so fewer than 2^31 of them (one grid's x).
@@ -23,6 +25,15 @@ Verdict outer_product_cuda_applies(const at::Tensor& self, const at::Tensor& mat
   if (mat2.size(2) > (int64_t{1} << 24) || self.size(1) > (int64_t{1} << 35) / mat2.size(2)) {
     return decline("more rows x columns than one launch covers");
   }
+  // Where the H200 grid has aten at least as fast (docs/design/honest-conds.md): rows of a
+  // width that is not whole 16-byte vectors, over 2^21 outputs (0.53-0.96x at 127 and 8193
+  // columns); and one row a batch entry, 16 or more entries of up to 127 columns
+  // (launch-bound: 0.93-0.98x).
+  const int64_t batch = self.size(0), rows = self.size(1), cols = mat2.size(2);
+  if (cols % (16 / self.element_size()) != 0 && static_cast<double>(batch) * rows * cols >= kManyOutputs) {
+    return decline("over 2^21 outputs in rows that are not whole 16-byte vectors: aten is faster");
+  }
+  if (rows == 1 && batch >= 16 && cols <= 127) return decline("16 or more single rows of up to 127: aten is as fast");
   return true;
 }
 

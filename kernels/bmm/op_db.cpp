@@ -42,6 +42,15 @@ bool gpu_outer_product_handles(const at::Tensor& a, const at::Tensor& b) {
          a.size(2) == 1 && a.numel() > 0 && b.numel() > 0;
 }
 
+// The cuda kernel's: less over 2^21 outputs in rows not of whole 16-byte vectors, and 16 or
+// more single rows of up to 127 columns.
+bool cuda_outer_product_handles(const at::Tensor& a, const at::Tensor& b) {
+  if (!gpu_outer_product_handles(a, b)) return false;
+  const int64_t batch = a.size(0), rows = a.size(1), cols = b.size(2);
+  const bool many_unaligned = cols % (16 / a.element_size()) != 0 && batch * rows * cols >= (int64_t{1} << 21);
+  return !many_unaligned && !(rows == 1 && batch >= 16 && cols <= 127);
+}
+
 // A node and the calls its cond must accept.
 struct Domain {
   const char* node;
@@ -84,6 +93,14 @@ std::vector<Sample> bmm_samples(c10::Device device, c10::ScalarType dtype, const
   add(SampleClass::step_sliced, {4, 16, 1, 32}, {}, laid_out(Layout::step_sliced));  // mat2 rows not unit-stride
   add(SampleClass::expanded, {4, 16, 1, 32}, laid_out(Layout::expanded), laid_out(Layout::expanded));
   add(SampleClass::extreme_values, {4, 16, 1, 33}, extreme, extreme);
+  // The bounds of the cuda cond
+  add(SampleClass::odd_sizes, {16, 1, 1, 127}, {}, {});  // declined by cuda
+  add(SampleClass::odd_sizes, {15, 1, 1, 127}, {}, {});
+  add(SampleClass::typical, {16, 1, 1, 128}, {}, {});
+  if (device.is_cuda()) {
+    add(SampleClass::large, {16, 2048, 1, 127}, {}, {});  // declined by cuda
+    add(SampleClass::large, {1, 127, 1, 8193}, {}, {});
+  }
   return all;
 }
 
@@ -202,7 +219,7 @@ void register_bmm_op_db() {
   entry.devices = {c10::DeviceType::CUDA};
   entry.dtypes = {at::kBFloat16, at::kHalf, at::kFloat};
   entry.samples = [](c10::Device device, c10::ScalarType dtype) {
-    return bmm_samples(device, dtype, {kCudaOuterProduct, &gpu_outer_product_handles});
+    return bmm_samples(device, dtype, {kCudaOuterProduct, &cuda_outer_product_handles});
   };
   entry.bench_cases = bmm_cuda_bench_cases;
   register_op_entry(entry);

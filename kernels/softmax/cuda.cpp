@@ -45,10 +45,14 @@ Verdict log_softmax_apply(const at::Tensor& self, int64_t dim, bool half_to_floa
   const Verdict softmax = softmax_apply(self, dim, half_to_float);
   if (!softmax.accepted()) return softmax;
   const int64_t width = self.size(-1), rows = self.numel() / width;
-  // 16-bit rows wider than a cluster holds are read twice; on few of them aten's
-  // log-softmax (not its softmax) is faster: 0.87-0.97x at 151936-256000 wide, 1-64 rows.
+  // Rows wider than a cluster holds are read twice; on few of them aten's log-softmax (not
+  // its softmax) is faster: 16-bit 0.87-0.97x at 151936-256000 wide, 1-64 rows; float32
+  // 0.91-0.96x, 1-8 rows.
   if (self.element_size() == 2 && width > kWidest16BitRowOnChip && rows < 128) {
     return decline("fewer than 128 16-bit rows wider than 131072: aten is faster");
+  }
+  if (self.element_size() == 4 && width > kWidest16BitRowOnChip && rows < 32) {
+    return decline("fewer than 32 float32 rows wider than 131072: aten is faster");
   }
   // Float32 rows up to 8192 wide, not of whole vectors, run one element a thread; over
   // many rows aten's log-softmax is faster: 0.91-0.95x at 4097 wide, 2048-32768 rows.

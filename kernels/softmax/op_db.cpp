@@ -39,12 +39,12 @@ bool cuda_softmax_handles(const at::Tensor& self, int64_t dim, bool half_to_floa
   return gpu_rows_handle(self, dim, half_to_float) && self.size(-1) >= 128;
 }
 
-// The cuda log-softmax kernel's: softmax's, less fewer than 128 16-bit rows wider than
-// 131072, and 1024 or more float32 rows up to 8192 wide, not a multiple of 4.
+// The cuda log-softmax kernel's: softmax's, less fewer than 128 16-bit or 32 float32 rows
+// wider than 131072, and 1024 or more float32 rows up to 8192 wide, not a multiple of 4.
 bool cuda_log_softmax_handles(const at::Tensor& self, int64_t dim, bool half_to_float) {
   if (!cuda_softmax_handles(self, dim, half_to_float)) return false;
   const int64_t width = self.size(-1), rows = self.numel() / width;
-  const bool few_wide = self.element_size() == 2 && width > 131072 && rows < 128;
+  const bool few_wide = width > 131072 && rows < (self.element_size() == 2 ? 128 : 32);
   const bool many_odd = self.scalar_type() == at::kFloat && width % 4 != 0 && width <= 8192 && rows >= 1024;
   return !few_wide && !many_odd;
 }
@@ -109,7 +109,7 @@ std::vector<Sample> softmax_samples(c10::Device device, c10::ScalarType dtype, c
   add(SampleClass::odd_sizes, {4099, 17}, -1, {});
   add(SampleClass::odd_sizes, {3, 50257}, -1, {});   // cuda: rows off vector boundaries over a cluster
   add(SampleClass::odd_sizes, {2, 100003}, -1, {});  // cuda: the same, 16-bit partly in shared memory
-  add(SampleClass::odd_sizes, {2, 151937}, -1, {});  // cuda: the same, left in memory
+  add(SampleClass::odd_sizes, {2, 151937}, -1, {});  // cuda: the same, left in memory (log-softmax: declined)
   {
     // A contiguous view one element into its storage: its rows and the output's are
     // unequally far from vector boundaries (cuda: one element at a time).
@@ -143,6 +143,7 @@ std::vector<Sample> softmax_samples(c10::Device device, c10::ScalarType dtype, c
   if (device.is_cuda()) {   // the bounds of the cuda log-softmax cond, too large for the CPU sweeps
     add(SampleClass::odd_sizes, {1024, 1031}, -1, {});  // declines float32
     add(SampleClass::large, {128, 131080}, -1, {});     // 16-bit rows left in memory, enough of them
+    add(SampleClass::large, {32, 131080}, -1, {});      // float32 rows left in memory, enough of them
   }
   return all;
 }
