@@ -1,6 +1,7 @@
 // Registers an override of aten::hypot, as a third party would, and checks it routes.
 #include <iostream>
 
+#include <ATen/TensorOperators.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/full.h>
 #include <ATen/ops/hypot.h>
