@@ -21,6 +21,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 DTYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32"}
 
@@ -163,7 +164,6 @@ def worker(args):
                 torch.cuda.synchronize()
                 elapsed = start.elapsed_time(end) / 1e3
             else:
-                import time
                 t0 = time.perf_counter()
                 with torch.set_grad_enabled(grad):
                     fn()

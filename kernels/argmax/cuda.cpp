@@ -50,7 +50,7 @@ Verdict applies(const at::Tensor& self, std::optional<int64_t> dim) {
   if (shape.width > kWidestMeasured) return decline("rows wider than 262144 elements: not measured, aten runs");
   if (shape.rows < 64 && shape.width > 131072) return decline("fewer than 64 rows wider than 131072: aten is faster");
   // Many float32 rows of 4097 to 8191, a block each with few loads in flight: 0.88-1.00x.
-  if (self.scalar_type() == at::kFloat && shape.rows >= 8192 && shape.width > 4096 && shape.width < 8192)
+  if (dtype == at::kFloat && shape.rows >= 8192 && shape.width > 4096 && shape.width < 8192)
     return decline("8192 or more float32 rows of 4097 to 8191 elements: aten is as fast");
   return true;
 }
