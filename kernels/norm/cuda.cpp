@@ -73,7 +73,17 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> layer_norm(const at::Tensor& inpu
 
 Verdict rms_norm_applies(const at::Tensor& input, at::IntArrayRef normalized_shape,
                          const std::optional<at::Tensor>& weight, std::optional<double>) {
-  return gpu_norm_applies(input, normalized_shape, weight, std::nullopt);
+  if (const Verdict gpu = gpu_norm_applies(input, normalized_shape, weight, std::nullopt); !gpu.accepted()) return gpu;
+  // Between the block-a-row and the warp-a-row kernels, too few loads in flight: aten's RMS
+  // norm is faster there (H200: 16-bit 0.90-0.98x, float32 0.83-0.97x; docs/design/honest-conds.md).
+  const int64_t width = c10::multiply_integers(normalized_shape), rows = input.numel() / width;
+  if (input.element_size() == 2 && rows >= 1024 && rows < 3072 && width >= 1024 && width <= 2048) {
+    return decline("1024-3071 16-bit rows of 1024-2048 elements: aten is faster");
+  }
+  if (input.scalar_type() == at::kFloat && rows >= 512 && rows < 3072 && width >= 768 && width <= 4096) {
+    return decline("512-3071 float32 rows of 768-4096 elements: aten is faster");
+  }
+  return true;
 }
 
 std::tuple<at::Tensor, at::Tensor> rms_norm(const at::Tensor& input, at::IntArrayRef normalized_shape,

@@ -1,5 +1,6 @@
 // The op database entries of native_layer_norm, _fused_rms_norm and
 // _fused_rms_norm_backward: what judges and measures their cuda (and triton) overrides.
+#include <algorithm>
 #include <array>
 
 #include <ATen/TensorOperators.h>
@@ -36,6 +37,16 @@ bool cuda_norm_handles(const at::Tensor& input) {
   const auto dtype = input.scalar_type();
   return (dtype == at::kFloat || dtype == at::kHalf || dtype == at::kBFloat16) && input.numel() > 0 &&
          input.is_contiguous();
+}
+
+// The cuda RMS norm's, less the rows where aten was faster on the H200: 1024-3071 16-bit
+// rows of 1024-2048 elements, 512-3071 float32 rows of 768-4096.
+bool cuda_rms_norm_handles(const at::Tensor& input, int64_t width) {
+  const int64_t rows = input.numel() / std::max<int64_t>(width, 1);
+  const bool slow_16_bit = input.element_size() == 2 && rows >= 1024 && rows < 3072 && width >= 1024 && width <= 2048;
+  const bool slow_float =
+      input.scalar_type() == at::kFloat && rows >= 512 && rows < 3072 && width >= 768 && width <= 4096;
+  return cuda_norm_handles(input) && !slow_16_bit && !slow_float;
 }
 
 // The triton kernel's: rows of a multiple of 16 elements, 16-byte aligned (the samples'
@@ -77,7 +88,10 @@ std::vector<Sample> norm_samples(c10::Device device, c10::ScalarType dtype, cons
     const at::Tensor input = samples::make_tensor(call.sizes, dtype, device, call.fill);
     std::vector<std::string> meant_for;
     const int64_t width = c10::multiply_integers(call.sizes.end() - call.normalized_dims, call.sizes.end());
-    if (norm.triton ? triton_norm_handles(input, width) : cuda_norm_handles(input)) meant_for.push_back(norm.node);
+    const bool handles = norm.triton  ? triton_norm_handles(input, width)
+                         : norm.layer ? cuda_norm_handles(input)
+                                      : cuda_rms_norm_handles(input, width);
+    if (handles) meant_for.push_back(norm.node);
     std::string description = samples::describe(input) + " over " + std::to_string(call.normalized_dims) + " dim";
     if (!call.weight) description += ", no weight";
     if (norm.layer && !call.bias) description += ", no bias";
@@ -122,12 +136,21 @@ std::vector<Sample> norm_samples(c10::Device device, c10::ScalarType dtype, cons
   add(SampleClass::large, {{3, 49168}});    // triton: a cluster of 7, the last slice 16 columns
   add(SampleClass::large, {{3, 73744}});    // triton: a wide cluster of 10, the last slice 16 columns
   add(SampleClass::large, {{2, 131072}});   // cuda: 16-bit slices partly in shared memory; triton: 16 full
+  add(SampleClass::large, {{2, 100000}});   // cuda: float32 over 512-thread cluster blocks
+  add(SampleClass::large, {{3, 151936}});   // cuda: 16-bit over 512-thread blocks, float32 1024, slices not full
+  add(SampleClass::large, {{2, 262144}});   // cuda: the widest rows a cluster holds, slices full
   add(SampleClass::large, {{2, 1 << 19}});  // wider than shared memory: read twice
   add(SampleClass::transposed, {{256, 512}, 1, true, true, 1e-5, laid_out(Layout::transposed)});
   add(SampleClass::step_sliced, {{128, 1024}, 1, true, true, 1e-5, laid_out(Layout::step_sliced)});
   add(SampleClass::expanded, {{128, 1024}, 1, true, true, 1e-5, laid_out(Layout::expanded)});
   add(SampleClass::extreme_values, {{64, 1024}, 1, true, true, 1e-5, extreme});
   add(SampleClass::extreme_values, {{64, 1031}, 1, true, true, default_eps, extreme});
+  if (device.is_cuda() && !norm.layer) {      // the bounds of the cuda RMS norm's cond, too large for the CPU sweeps
+    add(SampleClass::large, {{3072, 2048}});  // accepted: a warp a row, rows enough
+    add(SampleClass::large, {{2048, 2560}});  // 16-bit accepted, float32 declined
+    add(SampleClass::large, {{512, 4096}});   // declines float32
+    add(SampleClass::large, {{2048, 4104}});  // accepted
+  }
   return all;
 }
 

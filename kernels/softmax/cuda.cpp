@@ -17,8 +17,8 @@ namespace native_ops::kernels {
 
 namespace {
 
-constexpr int64_t kNarrowestRow = 128;                      // narrower: aten is as fast
-constexpr int64_t kWidest16BitRowOnChip = 8 * 256 * 8 * 8;  // a cluster of 8 blocks of 256 x 8 vectors
+constexpr int64_t kNarrowestRow = 128;        // narrower: aten is as fast
+constexpr int64_t kWidestRowOnChip = 262144;  // wider rows are left in memory (lib/src/dsls/cuda/rows.cuh)
 
 at::Tensor rows(const at::Tensor& self, bool log) {
   const c10::DeviceGuard device(self.device());
@@ -46,13 +46,18 @@ Verdict log_softmax_apply(const at::Tensor& self, int64_t dim, bool half_to_floa
   if (!softmax.accepted()) return softmax;
   const int64_t width = self.size(-1), rows = self.numel() / width;
   // Rows wider than a cluster holds are read twice; on few of them aten's log-softmax (not
-  // its softmax) is faster: 16-bit 0.87-0.97x at 151936-256000 wide, 1-64 rows; float32
-  // 0.91-0.96x, 1-8 rows.
-  if (self.element_size() == 2 && width > kWidest16BitRowOnChip && rows < 128) {
-    return decline("fewer than 128 16-bit rows wider than 131072: aten is faster");
+  // its softmax) was faster: 16-bit 0.87-0.97x at 151936-256000 wide (then left in memory),
+  // 1-64 rows; float32 0.91-0.96x, 1-8 rows.
+  if (self.element_size() == 2 && width > kWidestRowOnChip && rows < 128) {
+    return decline("fewer than 128 16-bit rows wider than 262144: aten is faster");
   }
-  if (self.element_size() == 4 && width > kWidest16BitRowOnChip && rows < 32) {
-    return decline("fewer than 32 float32 rows wider than 131072: aten is faster");
+  if (self.element_size() == 4 && width > kWidestRowOnChip && rows < 32) {
+    return decline("fewer than 32 float32 rows wider than 262144: aten is faster");
+  }
+  // Few 16-bit rows of 4096-16384, a block each: aten's log-softmax is as fast (0.95-1.03x),
+  // the triton kernel 1.09-1.18x faster than this one.
+  if (self.element_size() == 2 && width >= 4096 && width <= 16384 && rows < 256) {
+    return decline("fewer than 256 16-bit rows of 4096-16384 elements: aten is as fast");
   }
   // Float32 rows up to 8192 wide, not of whole vectors, run one element a thread; over
   // many rows aten's log-softmax is faster: 0.91-0.95x at 4097 wide, 2048-32768 rows.

@@ -40,13 +40,15 @@ bool cuda_softmax_handles(const at::Tensor& self, int64_t dim, bool half_to_floa
 }
 
 // The cuda log-softmax kernel's: softmax's, less fewer than 128 16-bit or 32 float32 rows
-// wider than 131072, and 1024 or more float32 rows up to 8192 wide, not a multiple of 4.
+// wider than 262144, fewer than 256 16-bit rows of 4096-16384, and 1024 or more float32
+// rows up to 8192 wide, not a multiple of 4.
 bool cuda_log_softmax_handles(const at::Tensor& self, int64_t dim, bool half_to_float) {
   if (!cuda_softmax_handles(self, dim, half_to_float)) return false;
   const int64_t width = self.size(-1), rows = self.numel() / width;
-  const bool few_wide = width > 131072 && rows < (self.element_size() == 2 ? 128 : 32);
+  const bool few_wide = width > 262144 && rows < (self.element_size() == 2 ? 128 : 32);
+  const bool few_decode = self.element_size() == 2 && width >= 4096 && width <= 16384 && rows < 256;
   const bool many_odd = self.scalar_type() == at::kFloat && width % 4 != 0 && width <= 8192 && rows >= 1024;
-  return !few_wide && !many_odd;
+  return !few_wide && !few_decode && !many_odd;
 }
 
 // The triton row kernels' domain: aligned rows of a multiple of 16 elements.
@@ -109,7 +111,7 @@ std::vector<Sample> softmax_samples(c10::Device device, c10::ScalarType dtype, c
   add(SampleClass::odd_sizes, {4099, 17}, -1, {});
   add(SampleClass::odd_sizes, {3, 50257}, -1, {});   // cuda: rows off vector boundaries over a cluster
   add(SampleClass::odd_sizes, {2, 100003}, -1, {});  // cuda: the same, 16-bit partly in shared memory
-  add(SampleClass::odd_sizes, {2, 151937}, -1, {});  // cuda: the same, left in memory (log-softmax: declined)
+  add(SampleClass::odd_sizes, {2, 151937}, -1, {});  // cuda: the same, 512-thread blocks (log-softmax: declined)
   {
     // A contiguous view one element into its storage: its rows and the output's are
     // unequally far from vector boundaries (cuda: one element at a time).
@@ -129,7 +131,9 @@ std::vector<Sample> softmax_samples(c10::Device device, c10::ScalarType dtype, c
   add(SampleClass::large, {3, 49168}, -1, {});    // triton: a cluster of 7, the last slice 16 columns
   add(SampleClass::large, {3, 73744}, -1, {});    // triton: a wide cluster of 10, the last slice 16 columns
   add(SampleClass::large, {2, 131072}, -1, {});   // cuda: 16-bit slices partly in shared memory; triton: 16 full
-  add(SampleClass::large, {2, 1 << 19}, -1, {});
+  add(SampleClass::large, {2, 100000}, -1, {});   // cuda: float32 over 512-thread cluster blocks
+  add(SampleClass::large, {2, 262144}, -1, {});   // cuda: the widest rows a cluster holds, slices full
+  add(SampleClass::large, {2, 1 << 19}, -1, {});  // cuda: left in memory, read twice
   add(SampleClass::transposed, {256, 512}, -1, laid_out(Layout::transposed));
   add(SampleClass::step_sliced, {128, 1024}, -1, laid_out(Layout::step_sliced));
   add(SampleClass::expanded, {128, 1024}, -1, laid_out(Layout::expanded));
@@ -142,8 +146,11 @@ std::vector<Sample> softmax_samples(c10::Device device, c10::ScalarType dtype, c
   add_masked({2, 131072});  // triton: the last four slices of a wide cluster all -inf
   if (device.is_cuda()) {   // the bounds of the cuda log-softmax cond, too large for the CPU sweeps
     add(SampleClass::odd_sizes, {1024, 1031}, -1, {});  // declines float32
-    add(SampleClass::large, {128, 131080}, -1, {});     // 16-bit rows left in memory, enough of them
-    add(SampleClass::large, {32, 131080}, -1, {});      // float32 rows left in memory, enough of them
+    add(SampleClass::large, {128, 262152}, -1, {});     // 16-bit rows left in memory, enough of them
+    add(SampleClass::large, {32, 262152}, -1, {});      // float32 rows left in memory, enough of them
+    add(SampleClass::typical, {255, 4096}, -1, {});     // declines 16-bit
+    add(SampleClass::typical, {256, 16384}, -1, {});    // accepted
+    add(SampleClass::typical, {8, 16392}, -1, {});      // accepted
   }
   return all;
 }

@@ -288,6 +288,9 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
       if constexpr (sizeof(T) == 4) {
         if (vectors <= 8 * 128 * 8) return launch(Cluster{}, RowGeometry<128, 8, 0, 8>{}, rows * 8);
         if (vectors <= 8 * 256 * 8) return launch(Cluster{}, RowGeometry<256, 8, 0, 8, 3>{}, rows * 8);
+        // Wider, 6 of each thread's 8 vectors in shared memory: registers alone run out.
+        if (vectors <= 8 * 512 * 8) return launch(Cluster{}, RowGeometry<512, 2, 6, 8>{}, rows * 8);
+        if (vectors <= 8 * 1024 * 8) return launch(Cluster{}, RowGeometry<1024, 2, 6, 8>{}, rows * 8);
       } else {
         if (vectors <= 8 * 128 * 8) {
           if constexpr (Op::kColumnOperands > 0) {
@@ -300,6 +303,7 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
         }
         // The widest 16-bit rows keep 6 of each thread's 8 vectors in shared memory.
         if (vectors <= 8 * 256 * 8) return launch(Cluster{}, RowGeometry<256, 2, 6, 8>{}, rows * 8);
+        if (vectors <= 8 * 512 * 8) return launch(Cluster{}, RowGeometry<512, 2, 6, 8>{}, rows * 8);
       }
     }
   }
