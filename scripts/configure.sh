@@ -30,5 +30,21 @@ args=(--preset "$preset")
 if [ ! -f "$root/$dir/CMakeCache.txt" ] && command -v ninja >/dev/null; then
   args+=(-G Ninja)
 fi
+# ccache, where installed, keeps compiled objects in ~/.cache/ccache: a source compiled
+# before with the same flags, even in another clone (paths under the clone are hashed
+# relative to it), is not compiled again. NATIVE_OPS_CCACHE=0 compiles everything.
+case "${NATIVE_OPS_CCACHE:-1}" in
+  0) args+=(-DCMAKE_CXX_COMPILER_LAUNCHER= -DCMAKE_CUDA_COMPILER_LAUNCHER=) ;;
+  1)
+    if command -v ccache >/dev/null; then
+      launcher="$(command -v cmake);-E;env;CCACHE_BASEDIR=$root;CCACHE_NOHASHDIR=1;$(command -v ccache)"
+      args+=(-DCMAKE_CXX_COMPILER_LAUNCHER="$launcher" -DCMAKE_CUDA_COMPILER_LAUNCHER="$launcher")
+    fi
+    ;;
+  *)
+    echo "[configure] error: NATIVE_OPS_CCACHE='$NATIVE_OPS_CCACHE' is not 0 or 1 (0 builds without ccache)" >&2
+    exit 2
+    ;;
+esac
 (cd "$root" && cmake "${args[@]}" "$@") >"$root/$dir.configure.log" 2>&1 || { cat "$root/$dir.configure.log" >&2; exit 1; }
 grep -E '^-- native-ops' "$root/$dir.configure.log" || true
