@@ -6,6 +6,11 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 preset=$1
 shift
+ccache=${NATIVE_OPS_CCACHE:-1}
+if [ "$ccache" != 0 ] && [ "$ccache" != 1 ]; then
+  echo "[configure] error: NATIVE_OPS_CCACHE='$ccache' is not 0 or 1 (0 builds without ccache)" >&2
+  exit 2
+fi
 env_file="$root/build/setup.env"
 [ -f "$env_file" ] || { echo "[configure] error: $env_file is missing: run scripts/setup.sh first" >&2; exit 1; }
 # shellcheck source=/dev/null
@@ -33,18 +38,11 @@ fi
 # ccache, where installed, keeps compiled objects in ~/.cache/ccache: a source compiled
 # before with the same flags, even in another clone (paths under the clone are hashed
 # relative to it), is not compiled again. NATIVE_OPS_CCACHE=0 compiles everything.
-case "${NATIVE_OPS_CCACHE:-1}" in
-  0) args+=(-DCMAKE_CXX_COMPILER_LAUNCHER= -DCMAKE_CUDA_COMPILER_LAUNCHER=) ;;
-  1)
-    if command -v ccache >/dev/null; then
-      launcher="$(command -v cmake);-E;env;CCACHE_BASEDIR=$root;CCACHE_NOHASHDIR=1;$(command -v ccache)"
-      args+=(-DCMAKE_CXX_COMPILER_LAUNCHER="$launcher" -DCMAKE_CUDA_COMPILER_LAUNCHER="$launcher")
-    fi
-    ;;
-  *)
-    echo "[configure] error: NATIVE_OPS_CCACHE='$NATIVE_OPS_CCACHE' is not 0 or 1 (0 builds without ccache)" >&2
-    exit 2
-    ;;
-esac
+if [ "$ccache" = 0 ]; then
+  args+=(-DCMAKE_CXX_COMPILER_LAUNCHER= -DCMAKE_CUDA_COMPILER_LAUNCHER=)
+elif command -v ccache >/dev/null; then
+  launcher="$(command -v cmake);-E;env;CCACHE_BASEDIR=$root;CCACHE_NOHASHDIR=1;$(command -v ccache)"
+  args+=(-DCMAKE_CXX_COMPILER_LAUNCHER="$launcher" -DCMAKE_CUDA_COMPILER_LAUNCHER="$launcher")
+fi
 (cd "$root" && cmake "${args[@]}" "$@") >"$root/$dir.configure.log" 2>&1 || { cat "$root/$dir.configure.log" >&2; exit 1; }
 grep -E '^-- native-ops' "$root/$dir.configure.log" || true
