@@ -75,7 +75,8 @@ Verdict rms_norm_applies(const at::Tensor& input, at::IntArrayRef normalized_sha
                          const std::optional<at::Tensor>& weight, std::optional<double>) {
   if (const Verdict gpu = gpu_norm_applies(input, normalized_shape, weight, std::nullopt); !gpu.accepted()) return gpu;
   // Between the block-a-row and the warp-a-row kernels, too few loads in flight: aten's RMS
-  // norm is faster there (H200: 16-bit 0.90-0.98x, float32 0.83-0.97x; docs/design/honest-conds.md).
+  // norm is faster there (H200: 16-bit 0.90-1.02x, float32 0.83-1.10x, mostly below 1;
+  // docs/design/honest-conds.md).
   const int64_t width = c10::multiply_integers(normalized_shape), rows = input.numel() / width;
   if (input.element_size() == 2 && rows >= 1024 && rows < 3072 && width >= 1024 && width <= 2048) {
     return decline("1024-3071 16-bit rows of 1024-2048 elements: aten is faster");

@@ -1,6 +1,5 @@
 // The op database entries of native_layer_norm, _fused_rms_norm and
 // _fused_rms_norm_backward: what judges and measures their cuda (and triton) overrides.
-#include <algorithm>
 #include <array>
 
 #include <ATen/TensorOperators.h>
@@ -42,11 +41,12 @@ bool cuda_norm_handles(const at::Tensor& input) {
 // The cuda RMS norm's, less the rows where aten was faster on the H200: 1024-3071 16-bit
 // rows of 1024-2048 elements, 512-3071 float32 rows of 768-4096.
 bool cuda_rms_norm_handles(const at::Tensor& input, int64_t width) {
-  const int64_t rows = input.numel() / std::max<int64_t>(width, 1);
+  if (!cuda_norm_handles(input)) return false;
+  const int64_t rows = input.numel() / width;
   const bool slow_16_bit = input.element_size() == 2 && rows >= 1024 && rows < 3072 && width >= 1024 && width <= 2048;
   const bool slow_float =
       input.scalar_type() == at::kFloat && rows >= 512 && rows < 3072 && width >= 768 && width <= 4096;
-  return cuda_norm_handles(input) && !slow_16_bit && !slow_float;
+  return !slow_16_bit && !slow_float;
 }
 
 // The triton kernel's: rows of a multiple of 16 elements, 16-byte aligned (the samples'
