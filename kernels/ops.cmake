@@ -5,6 +5,7 @@
 set(NATIVE_OPS_OPS
   bmm
   softmax
+  softmax_backward
   add_
   norm
   argmax)

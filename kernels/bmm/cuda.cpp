@@ -30,7 +30,7 @@ Verdict outer_product_cuda_applies(const at::Tensor& self, const at::Tensor& mat
   // columns); and one row a batch entry, 16 or more entries of up to 127 columns
   // (launch-bound: 0.93-0.98x).
   const int64_t batch = self.size(0), rows = self.size(1), cols = mat2.size(2);
-  if (cols % (16 / self.element_size()) != 0 && static_cast<double>(batch) * rows * cols >= kManyOutputs) {
+  if (!rows_of_whole_vectors(cols, self.element_size()) && static_cast<double>(batch) * rows * cols >= kManyOutputs) {
     return decline("over 2^21 outputs in rows that are not whole 16-byte vectors: aten is faster");
   }
   if (rows == 1 && batch >= 16 && cols <= 127) return decline("16 or more single rows of up to 127: aten is as fast");

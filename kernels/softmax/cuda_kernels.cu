@@ -11,17 +11,6 @@
 namespace native_ops::cuda {
 namespace {
 
-// exp that is accurate enough for the dtype: float keeps expf; 16-bit types take the
-// hardware approximation, whose error is far below their rounding.
-template <class T>
-__device__ __forceinline__ float exp_for(float x) {
-  return __expf(x);
-}
-template <>
-__device__ __forceinline__ float exp_for<float>(float x) {
-  return expf(x);
-}
-
 // Merges partial (max, sum of exp(x - max)) pairs; an empty part (max -inf) adds nothing.
 template <class T>
 struct MergeMaxSum {

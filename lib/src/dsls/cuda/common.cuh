@@ -38,6 +38,17 @@ __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) {
   return __float2bfloat16_rn(x);
 }
 
+/// exp accurate enough for elements of T: float keeps expf; 16-bit types take the
+/// hardware approximation, whose error is far below their rounding.
+template <class T>
+__device__ __forceinline__ float exp_for(float x) {
+  return __expf(x);
+}
+template <>
+__device__ __forceinline__ float exp_for<float>(float x) {
+  return expf(x);
+}
+
 /// VEC elements of T in one aligned 16-byte (or smaller) access.
 template <class T, int VEC>
 struct alignas(sizeof(T) * VEC) Vec {

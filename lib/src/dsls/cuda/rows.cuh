@@ -47,7 +47,19 @@ struct RowGeometry {
   static constexpr int threads = THREADS, near = NEAR, far = FAR, cluster = CLUSTER, min_blocks = MIN_BLOCKS;
   static constexpr int rows_per_block = ROWS;
   static constexpr int64_t slice_vectors = int64_t{THREADS} * (NEAR + FAR);  // a cluster block's, of a row
+  /// The same registers and shared memory shared by OPERANDS rows of the same columns
+  /// (RowPair): NEAR and FAR divided among them (at least one vector in registers).
+  template <int OPERANDS>
+  using for_operands =
+      RowGeometry<THREADS, (NEAR / OPERANDS > 0 ? NEAR / OPERANDS : 1), FAR / OPERANDS, CLUSTER, MIN_BLOCKS, ROWS>;
 };
+
+/// How many rows of the same columns an op reads and holds together: its
+/// `kRowOperands` (2: `in` and `paired`, held as a RowPair), or 1.
+template <class Op, class = void>
+struct row_operands : std::integral_constant<int, 1> {};
+template <class Op>
+struct row_operands<Op, std::void_t<decltype(Op::kRowOperands)>> : std::integral_constant<int, Op::kRowOperands> {};
 
 /// What a cluster block of Geometry holds of a row: its slice, in registers and shared
 /// memory, or, for blocks of several rows, in registers beside the shared column operands.
@@ -78,10 +90,14 @@ __global__ void __launch_bounds__(Geometry::threads* Geometry::rows_per_block, G
     rows_kernel(Op op, int64_t rows, int64_t width, RowSchedule schedule) {
   using T = typename Op::Element;
   constexpr int THREADS = Geometry::threads, NEAR = Geometry::near, CLUSTER = Geometry::cluster;
+  constexpr int OPERANDS = row_operands<Op>::value;
+  static_assert(OPERANDS == 1 || OPERANDS == 2, "a row, or a row and its paired row");
   // Where a row's columns are: from its first element [0, width), or, SHIFTED, from the
-  // vector boundary before it [lo, lo + width).
+  // vector boundary before it [lo, lo + width); `paired`: the same columns of op.paired
+  // (SHIFTED: as far from a vector boundary as op.in's).
   struct Start {
     const T* x;
+    const T* paired;
     int lo;
     int64_t end;
   };
@@ -89,18 +105,31 @@ __global__ void __launch_bounds__(Geometry::threads* Geometry::rows_per_block, G
     const T* first = op.in + row * width;
     int lo = 0;
     if constexpr (SHIFTED) lo = static_cast<int>(reinterpret_cast<uintptr_t>(first) % sizeof(Vec<T, VEC>) / sizeof(T));
-    return Start{first - lo, lo, lo + width};
+    const T* paired = nullptr;
+    if constexpr (OPERANDS == 2) paired = op.paired + row * width - lo;
+    return Start{first - lo, paired, lo, lo + width};
+  };
+  // The holder of a row: make(x, operand) holds the columns that start at x, of operand 0
+  // (op.in) or 1 (op.paired); an op of two row operands gets both as a RowPair.
+  auto hold = [&](const Start& s, auto make) {
+    if constexpr (OPERANDS == 1) {
+      return make(s.x, 0);
+    } else {
+      return RowPair<decltype(make(s.x, 0))>{make(s.x, 0), make(s.paired, 1)};
+    }
   };
   if constexpr (HOLDER == Holder::warp_registers) {
     const int64_t row = int64_t{blockIdx.x} * (THREADS / 32) + threadIdx.x / 32;
     if (row >= rows) return;  // whole warps only: no block-wide barrier follows
     const int t = threadIdx.x % 32;
     const Start s = start(row);
-    op(RegisterRow<T, VEC, 32, NEAR, false, SHIFTED>(s.x, t, 0, s.end, s.lo), row, t, RowReduce<THREADS, true>{});
+    op(hold(s, [&](const T* x, int) { return RegisterRow<T, VEC, 32, NEAR, false, SHIFTED>(x, t, 0, s.end, s.lo); }),
+       row, t, RowReduce<THREADS, true>{});
   } else if constexpr (HOLDER == Holder::cluster) {
     constexpr int ROWS = Geometry::rows_per_block;
     static_assert(ROWS == 1 || Geometry::far == 0, "blocks of several rows hold them in registers");
     static_assert(ROWS == 1 || !SHIFTED, "shifted rows read no column operands");
+    static_assert(ROWS == 1 || OPERANDS == 1, "blocks of several rows hold one operand's");
     extern __shared__ __align__(16) unsigned char dynamic_shared[];
     auto* exchange = reinterpret_cast<ClusterExchange<THREADS, CLUSTER, ROWS>*>(dynamic_shared);
     exchange->init();
@@ -116,14 +145,18 @@ __global__ void __launch_bounds__(Geometry::threads* Geometry::rows_per_block, G
     auto* shared = reinterpret_cast<Vec<T, VEC>*>(dynamic_shared + cluster_exchange_bytes<THREADS, CLUSTER, ROWS>());
     const ClusterReduce<THREADS, CLUSTER, ROWS> reduce{exchange, rank, group, t};
     const int thread = static_cast<int>(rank) * THREADS + t;
-    auto run = [&](const ClusterSlice<Op, VEC, Geometry, FULL_SLICES, SHIFTED>& held) {
+    auto run = [&](const auto& held) {
       exchange->ready();  // every block's mbarriers are set up before the first exchange
       op(held, row, thread, reduce);
     };
     if constexpr (ROWS == 1) {
-      run({s.x, t, begin, end, shared, s.lo});
+      // Each operand's far vectors in their own part of the shared memory.
+      run(hold(s, [&](const T* x, int operand) {
+        return ClusterSlice<Op, VEC, Geometry, FULL_SLICES, SHIFTED>(x, t, begin, end,
+                                                                     shared + operand * THREADS * Geometry::far, s.lo);
+      }));
     } else {
-      run({s.x, t, group, begin, end, op, shared});
+      run(ClusterSlice<Op, VEC, Geometry, FULL_SLICES>{s.x, t, group, begin, end, op, shared});
     }
   } else if constexpr (HOLDER == Holder::streamed) {
     static_assert(!SHIFTED, "streamed rows are aligned");
@@ -131,13 +164,14 @@ __global__ void __launch_bounds__(Geometry::threads* Geometry::rows_per_block, G
   } else if constexpr (HOLDER == Holder::memory) {
     const int64_t row = blockIdx.x;
     const Start s = start(row);
-    op(MemoryRow<T, VEC, THREADS, NEAR, SHIFTED>(s.x, threadIdx.x, s.end, s.lo), row, static_cast<int>(threadIdx.x),
-       RowReduce<THREADS, false>{});
+    op(hold(s, [&](const T* x, int) { return MemoryRow<T, VEC, THREADS, NEAR, SHIFTED>(x, threadIdx.x, s.end, s.lo); }),
+       row, static_cast<int>(threadIdx.x), RowReduce<THREADS, false>{});
   } else {
     const int64_t row = blockIdx.x;
     const Start s = start(row);
-    op(RegisterRow<T, VEC, THREADS, NEAR, false, SHIFTED>(s.x, threadIdx.x, 0, s.end, s.lo), row,
-       static_cast<int>(threadIdx.x), RowReduce<THREADS, false>{});
+    op(hold(s, [&](const T* x,
+                   int) { return RegisterRow<T, VEC, THREADS, NEAR, false, SHIFTED>(x, threadIdx.x, 0, s.end, s.lo); }),
+       row, static_cast<int>(threadIdx.x), RowReduce<THREADS, false>{});
   }
 }
 
@@ -168,7 +202,9 @@ inline unsigned long long next_launch_tag() {
 /// a vector; or, SHIFTED, any width, the input and the output equally far past a vector
 /// boundary, and `Op` with no column operands: see for_each_element()), holding each as
 /// the width and the device allow. `Op` has `using Element =
-/// T`, a member `in` (the input), `static constexpr int kColumnOperands` (how many
+/// T`, a member `in` (the input), optionally `static constexpr int kRowOperands = 2` and a
+/// member `paired` (a second input of the same rows, laid out as `in`; the op then gets
+/// both as a RowPair, each held in half the vectors a thread), `static constexpr int kColumnOperands` (how many
 /// per-column operands it reads through load_column(), such as a norm's weight and bias)
 /// with `__device__ const T* column_operand(int k) const` when there are any, and `template
 /// <class Row, class Reduce> __device__ void operator()(const Row& row, int64_t row_index,
@@ -183,13 +219,17 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
                 ColumnReuse reuse = ColumnReuse::per_row, RowClaims* claims = nullptr) {
   using T = typename Op::Element;
   static_assert(!SHIFTED || Op::kColumnOperands == 0, "shifted rows read no column operands");
+  constexpr int kOperands = row_operands<Op>::value;
+  static_assert(kOperands == 1 || Op::kColumnOperands == 0, "paired rows read no column operands");
   if (rows == 0 || width == 0) return cudaSuccess;
   if (rows > 0x7fffffff / 8) return static_cast<int>(cudaErrorInvalidValue);
-  const int64_t vectors = row_span_vectors<VEC, SHIFTED>(width);
+  // What a thread holds of all the row operands together: the ladder below is in these
+  // vectors, each rung's geometry divided among the operands (RowGeometry::for_operands).
+  const int64_t vectors = row_span_vectors<VEC, SHIFTED>(width) * kOperands;
   constexpr int kDeclined = -1;  // a persistent grid would leave its groups too few rows
   int device = 0, major = 0;
   auto launch = [&](auto holder, auto geometry, int64_t blocks) {
-    using Geometry = decltype(geometry);
+    using Geometry = typename decltype(geometry)::template for_operands<kOperands>;
     constexpr Holder kHolder = decltype(holder)::value;
     constexpr int kThreads = Geometry::threads * Geometry::rows_per_block, kCluster = Geometry::cluster;
     // Full slices skip the bounds checks: one kernel with both paths spilled (docs/design/cuda-rows.md).
@@ -205,7 +245,7 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
     config.stream = stream;
     if constexpr (kHolder == Holder::cluster || kHolder == Holder::streamed) {
       if constexpr (kHolder == Holder::cluster) {
-        config.dynamicSmemBytes = ClusterSlice<Op, VEC, Geometry, false, SHIFTED>::kSharedBytes +
+        config.dynamicSmemBytes = ClusterSlice<Op, VEC, Geometry, false, SHIFTED>::kSharedBytes * kOperands +
                                   cluster_exchange_bytes<Geometry::threads, kCluster, Geometry::rows_per_block>();
       } else {
         config.dynamicSmemBytes = StreamedLayout<Op, VEC, Geometry>::kBytes;

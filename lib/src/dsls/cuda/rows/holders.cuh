@@ -13,32 +13,35 @@ namespace native_ops::cuda {
 /// boundary before the row, whose own columns are then [lo, end) (lo < VEC). A holder
 /// passes on only the row's elements of its edge vectors and writes only those; its ops
 /// must read no column operands.
-/// Calls f(x) for each element of v (at column c) that is the row's, x as float.
-template <bool SHIFTED, class T, int VEC, class F>
-__device__ __forceinline__ void for_each_element(const Vec<T, VEC>& v, int64_t c, int lo, int64_t end, F& f) {
+/// Calls f(x) for each element of v (at column c) that is the row's, x as float; with a
+/// paired row's vector p at the same columns, f(x, p) (RowPair).
+template <bool SHIFTED, class T, int VEC, class F, class... Paired>
+__device__ __forceinline__ void for_each_element(const Vec<T, VEC>& v, int64_t c, int lo, int64_t end, F& f,
+                                                 const Paired&... p) {
   if constexpr (SHIFTED) {
     if (c < lo || c + VEC > end) {
 #pragma unroll
       for (int k = 0; k < VEC; ++k) {
-        if (c + k >= lo && c + k < end) f(to_float(v.v[k]));
+        if (c + k >= lo && c + k < end) f(to_float(v.v[k]), to_float(p.v[k])...);
       }
       return;
     }
   }
 #pragma unroll
-  for (int k = 0; k < VEC; ++k) f(to_float(v.v[k]));
+  for (int k = 0; k < VEC; ++k) f(to_float(v.v[k]), to_float(p.v[k])...);
 }
 
 /// Converts the vector at column c to float, lets g rewrite it and writes it back as T to
 /// the row at y (SHIFTED: only the row's elements [lo, end), and g gets the row column of
-/// the vector's first element, c - lo).
-template <bool SHIFTED = false, class T, int VEC, class G>
-__device__ __forceinline__ void store_vector(T* y, int64_t c, const Vec<T, VEC>& in, G& g, int lo = 0,
-                                             int64_t end = 0) {
+/// the vector's first element, c - lo). With a paired row's vector p at the same columns,
+/// g(c, vals, p) (RowPair).
+template <bool SHIFTED = false, class T, int VEC, class G, class... Paired>
+__device__ __forceinline__ void store_vector(T* y, int64_t c, const Vec<T, VEC>& in, G& g, int lo = 0, int64_t end = 0,
+                                             const Paired&... p) {
   float vals[VEC];
 #pragma unroll
   for (int k = 0; k < VEC; ++k) vals[k] = to_float(in.v[k]);
-  g(c - lo, vals);
+  g(c - lo, vals, p...);
   Vec<T, VEC> out;
 #pragma unroll
   for (int k = 0; k < VEC; ++k) out.v[k] = from_float<T>(vals[k]);
@@ -112,22 +115,23 @@ struct RegisterRow {
   }
   __device__ __forceinline__ int64_t column(int i) const { return first + int64_t{i} * ROW_THREADS * VEC; }
 
-  template <class F>
-  __device__ __forceinline__ void for_each(F f) const {
+  // `paired`: a RowPair's second row, held alike (for_each_element, store_vector).
+  template <class F, class... Paired>
+  __device__ __forceinline__ void for_each(F f, const Paired&... paired) const {
 #pragma unroll
     for (int i = 0; i < MAX_VECS; ++i) {
       if (!FULL && column(i) >= end) continue;
-      for_each_element<SHIFTED>(v[i], column(i), lo, end, f);
+      for_each_element<SHIFTED>(v[i], column(i), lo, end, f, paired.v[i]...);
     }
   }
 
-  template <class G>
-  __device__ __forceinline__ void store(T* y, G g) const {
+  template <class G, class... Paired>
+  __device__ __forceinline__ void store(T* y, G g, const Paired&... paired) const {
 #pragma unroll
     for (int i = 0; i < MAX_VECS; ++i) {
       const int64_t c = column(i);
       if (!FULL && c >= end) continue;
-      store_vector<SHIFTED>(y, c, v[i], g, lo, end);
+      store_vector<SHIFTED>(y, c, v[i], g, lo, end, paired.v[i]...);
     }
   }
 };
@@ -172,24 +176,24 @@ struct SplitRow {
   }
   __device__ __forceinline__ int64_t column(int i) const { return far_first + int64_t{i} * ROW_THREADS * VEC; }
 
-  template <class F>
-  __device__ __forceinline__ void for_each(F f) const {
-    near.for_each(f);
+  template <class F, class... Paired>
+  __device__ __forceinline__ void for_each(F f, const Paired&... paired) const {
+    near.for_each(f, paired.near...);
 #pragma unroll
     for (int i = 0; i < FAR; ++i) {
       if (!FULL && column(i) >= end) continue;
-      for_each_element<SHIFTED>(far[i * ROW_THREADS], column(i), near.lo, end, f);
+      for_each_element<SHIFTED>(far[i * ROW_THREADS], column(i), near.lo, end, f, paired.far[i * ROW_THREADS]...);
     }
   }
 
-  template <class G>
-  __device__ __forceinline__ void store(T* y, G g) const {
-    near.store(y, g);
+  template <class G, class... Paired>
+  __device__ __forceinline__ void store(T* y, G g, const Paired&... paired) const {
+    near.store(y, g, paired.near...);
 #pragma unroll
     for (int i = 0; i < FAR; ++i) {
       const int64_t c = column(i);
       if (!FULL && c >= end) continue;
-      store_vector<SHIFTED>(y, c, far[i * ROW_THREADS], g, near.lo, end);
+      store_vector<SHIFTED>(y, c, far[i * ROW_THREADS], g, near.lo, end, paired.far[i * ROW_THREADS]...);
     }
   }
 };
@@ -322,33 +326,69 @@ struct MemoryRow {
   __device__ __forceinline__ MemoryRow(const T* x, int thread, int64_t row_end, int row_lo = 0)
       : vectors(reinterpret_cast<const Vec<T, VEC>*>(x)), t(thread), end(row_end), lo(row_lo) {}
 
-  /// Calls f(c, v) for each of the thread's vectors v (at column c) as loaded.
-  template <class F>
-  __device__ __forceinline__ void for_each_vector(F f) const {
+  /// Calls f(c, v) for each of the thread's vectors v (at column c) as loaded; with a
+  /// paired row (RowPair), f(c, v, p), p its vector at the same columns.
+  template <class F, class... Paired>
+  __device__ __forceinline__ void for_each_vector(F f, const Paired&... paired) const {
+    static_assert(sizeof...(Paired) <= 1, "a row and at most one paired row");
     const int64_t count = (end + VEC - 1) / VEC;
     for (int64_t i0 = t; i0 < count; i0 += int64_t{ROW_THREADS} * BATCH) {
       Vec<T, VEC> v[BATCH];
+      [[maybe_unused]] Vec<T, VEC> p[BATCH];
 #pragma unroll
       for (int b = 0; b < BATCH; ++b) {
         const int64_t i = i0 + int64_t{b} * ROW_THREADS;
-        if (i < count) v[b] = vectors[i];
+        if (i >= count) continue;
+        v[b] = vectors[i];
+        ((p[b] = paired.vectors[i]), ...);
       }
 #pragma unroll
       for (int b = 0; b < BATCH; ++b) {
         const int64_t i = i0 + int64_t{b} * ROW_THREADS;
-        if (i < count) f(i * VEC, v[b]);
+        if (i >= count) continue;
+        if constexpr (sizeof...(Paired) == 0) {
+          f(i * VEC, v[b]);
+        } else {
+          f(i * VEC, v[b], p[b]);
+        }
       }
     }
   }
 
-  template <class F>
-  __device__ __forceinline__ void for_each(F f) const {
-    for_each_vector([&](int64_t c, const Vec<T, VEC>& v) { for_each_element<SHIFTED>(v, c, lo, end, f); });
+  template <class F, class... Paired>
+  __device__ __forceinline__ void for_each(F f, const Paired&... paired) const {
+    for_each_vector(
+        [&](int64_t c, const Vec<T, VEC>& v, const auto&... p) { for_each_element<SHIFTED>(v, c, lo, end, f, p...); },
+        paired...);
   }
 
-  template <class G>
+  template <class G, class... Paired>
+  __device__ __forceinline__ void store(T* y, G g, const Paired&... paired) const {
+    for_each_vector(
+        [&](int64_t c, const Vec<T, VEC>& v, const auto&... p) { store_vector<SHIFTED>(y, c, v, g, lo, end, p...); },
+        paired...);
+  }
+};
+
+/// Two rows of the same columns, each held alike by a Held (RegisterRow, SplitRow or
+/// MemoryRow): the op's `in` and its `paired` row (a backward pass's output and incoming
+/// gradient). for_each(f) calls f(x, p) with the elements of both at each column;
+/// store(y, g) calls g(c, vals, p): vals from `in`, as Held::store does, and p the paired
+/// row's Vec at the same columns.
+template <class Held>
+struct RowPair {
+  static constexpr bool kOnChip = Held::kOnChip;
+  static constexpr bool kMomentsAtOnce = false;
+  static constexpr bool kColumnsInShared = false;
+  Held in, paired;
+
+  template <class F>
+  __device__ __forceinline__ void for_each(F f) const {
+    in.for_each(f, paired);
+  }
+  template <class T, class G>
   __device__ __forceinline__ void store(T* y, G g) const {
-    for_each_vector([&](int64_t c, const Vec<T, VEC>& v) { store_vector<SHIFTED>(y, c, v, g, lo, end); });
+    in.store(y, g, paired);
   }
 };
 
