@@ -77,7 +77,7 @@ void add_explain_command(CLI::App& app, const GlobalOptions& options) {
   command
       ->add_option("--args", request->args,
                    "The inputs, e.g. \"bf16[8,128,1], bf16[8,1,256]\"; {strides}, @device, numbers, "
-                   "true/false, none and [int lists] too")
+                   "true/false, none, [int lists] and dtypes alone too")
       ->required();
   command->add_option("--key", request->key, "The dispatch key (default: that of the first tensor's device)");
   command->callback([&options, request] {

@@ -29,6 +29,10 @@ TEST(ArgSpec, ParsesTensorsScalarsListsAndNone) {
   EXPECT_EQ(args[6].toIntVector(), (std::vector<int64_t>{0, 1}));
   EXPECT_EQ(args[7].toTensor().dim(), 0);
   EXPECT_TRUE(parse_arg_spec("  ").empty());
+  const torch::jit::Stack with_dtype = parse_arg_spec("bf16[2,3], bf16 , f32");
+  ASSERT_EQ(with_dtype.size(), 3u);
+  EXPECT_EQ(with_dtype[1].toScalarType(), at::kBFloat16);
+  EXPECT_EQ(with_dtype[2].toScalarType(), at::kFloat);
 }
 
 TEST(ArgSpec, ErrorsNameTheColumnAndWhatWasExpected) {

@@ -58,6 +58,8 @@ class SpecParser {
       pos_ = start;
       fail("a dtype (f32, bf16, ...), a number, true, false, none or [ints]");
     }
+    skip_space();
+    if (at_end() || peek() == ',') return c10::IValue(dtype->second);  // a ScalarType argument
     return c10::IValue(tensor(dtype->second));
   }
 

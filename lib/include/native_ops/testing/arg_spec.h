@@ -6,6 +6,7 @@
 //   "bf16[64,1024]{1,64}@cuda:0, -1, false" strides {1,64} on cuda:0, then an int and a bool
 //   "f64[3,4], f64[4], 2.5"               a float scalar
 //   "i64[2,3], [0,1], none"               an int list and None
+//   "f32[8,128], f32[8,128], -1, f32"     a dtype alone: a ScalarType argument
 //
 // Tensors: dtype (f16, bf16, f32, f64, i8, i16, i32, i64, u8, bool; fp16/fp32/fp64 and
 // half/float/double too), then [sizes], then optionally {strides} and @device.
