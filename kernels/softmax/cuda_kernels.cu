@@ -73,21 +73,8 @@ NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_softmax_rows(int dtype, int log, const
   using namespace native_ops::cuda;
   return dispatch_dtype(dtype, [&](auto element) {
     using T = decltype(element);
-    constexpr int kVec = 16 / sizeof(T);
-    const auto in_address = reinterpret_cast<uintptr_t>(in), out_address = reinterpret_cast<uintptr_t>(out);
-    const bool aligned = width % kVec == 0 && in_address % 16 == 0 && out_address % 16 == 0;
-    // Rows of an odd width start off a vector boundary. Where each is as far from one in
-    // the input as in the output, rows wider than a block holds one element a thread at a
-    // time are held shifted, with 16-byte loads and stores (narrower rows ran as fast or
-    // faster one element a thread: every lane busy).
-    const bool shifted = (in_address - out_address) % 16 == 0 && width > 1024 * 8;
-    auto run = [&](auto vec, auto shifted) {
-      constexpr int kVecUsed = decltype(vec)::value;
-      const SoftmaxRows<T, kVecUsed> op{static_cast<const T*>(in), static_cast<T*>(out), width, log != 0};
-      return launch_rows<kVecUsed, decltype(shifted)::value>(op, rows, width, static_cast<cudaStream_t>(stream));
-    };
-    if (aligned) return run(std::integral_constant<int, kVec>{}, std::false_type{});
-    if (shifted) return run(std::integral_constant<int, kVec>{}, std::true_type{});
-    return run(std::integral_constant<int, 1>{}, std::false_type{});
+    return launch_rows_of_any_width<T>({in, out}, rows, width, static_cast<cudaStream_t>(stream), [&](auto vec) {
+      return SoftmaxRows<T, decltype(vec)::value>{static_cast<const T*>(in), static_cast<T*>(out), width, log != 0};
+    });
   });
 }

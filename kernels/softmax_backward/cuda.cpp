@@ -17,7 +17,7 @@ namespace native_ops::kernels {
 
 namespace {
 
-constexpr int64_t kWidestElementwiseRow = 8192;  // odd widths up to this: an element a thread (cuda_kernels.cu)
+constexpr int64_t kWidestElementwiseRow = 8192;  // odd widths up to this: an element a thread (rows.cuh)
 
 at::Tensor backward_rows(const at::Tensor& grad_out, const at::Tensor& out, bool log) {
   const c10::DeviceGuard device(out.device());

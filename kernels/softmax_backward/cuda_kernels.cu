@@ -55,21 +55,10 @@ NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_softmax_backward_rows(int dtype, int l
   using namespace native_ops::cuda;
   return dispatch_dtype(dtype, [&](auto element) {
     using T = decltype(element);
-    constexpr int kVec = 16 / sizeof(T);
-    const auto g = reinterpret_cast<uintptr_t>(grad_out), y = reinterpret_cast<uintptr_t>(out),
-               dx = reinterpret_cast<uintptr_t>(grad_in);
-    const bool aligned = width % kVec == 0 && g % 16 == 0 && y % 16 == 0 && dx % 16 == 0;
-    // Odd widths as the forward holds them (kernels/softmax/cuda_kernels.cu): shifted where
-    // all three rows are equally far from a vector boundary and wide, else an element a thread.
-    const bool shifted = (y - dx) % 16 == 0 && (g - dx) % 16 == 0 && width > 8192;
-    auto run = [&](auto vec, auto shifted) {
-      constexpr int kVecUsed = decltype(vec)::value;
-      const SoftmaxBackwardRows<T, kVecUsed> op{static_cast<const T*>(out), static_cast<const T*>(grad_out),
-                                                static_cast<T*>(grad_in), width, log != 0};
-      return launch_rows<kVecUsed, decltype(shifted)::value>(op, rows, width, static_cast<cudaStream_t>(stream));
-    };
-    if (aligned) return run(std::integral_constant<int, kVec>{}, std::false_type{});
-    if (shifted) return run(std::integral_constant<int, kVec>{}, std::true_type{});
-    return run(std::integral_constant<int, 1>{}, std::false_type{});
+    return launch_rows_of_any_width<T>(
+        {out, grad_out, grad_in}, rows, width, static_cast<cudaStream_t>(stream), [&](auto vec) {
+          return SoftmaxBackwardRows<T, decltype(vec)::value>{
+              static_cast<const T*>(out), static_cast<const T*>(grad_out), static_cast<T*>(grad_in), width, log != 0};
+        });
   });
 }

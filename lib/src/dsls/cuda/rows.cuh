@@ -25,6 +25,7 @@
 // this file holds the kernel and launch_rows(), which chooses among them.
 #include <atomic>
 #include <cstdint>
+#include <initializer_list>
 #include <type_traits>
 
 #include "dsls/cuda/rows/cluster.cuh"
@@ -359,6 +360,33 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
   }
   if (rows < sms) return launch(Memory{}, RowGeometry<1024, 4>{}, rows);
   return launch(Memory{}, RowGeometry<1024, 1>{}, rows);
+}
+
+/// Odd widths up to this many elements are held an element a thread, not shifted.
+constexpr int64_t kWidestRowOfElements = 8192;
+
+/// Runs launch_rows over rows of any width and start, for an op without column operands
+/// whose rows of T begin at the addresses `row_starts` (its inputs' and output's first rows):
+/// 16-byte vectors where the width is whole vectors and every start is aligned; shifted
+/// where every start is as far from a vector boundary and rows are wider than
+/// kWidestRowOfElements (narrower odd rows ran as fast or faster one element a thread:
+/// every lane busy); else an element a thread. `make(vec)` makes the op for VEC = vec.
+template <class T, class Make>
+int launch_rows_of_any_width(std::initializer_list<const void*> row_starts, int64_t rows, int64_t width,
+                             cudaStream_t stream, Make make) {
+  constexpr int kVec = 16 / sizeof(T);
+  const auto first = reinterpret_cast<uintptr_t>(*row_starts.begin());
+  bool aligned = width % kVec == 0, shifted = width > kWidestRowOfElements;
+  for (const void* start : row_starts) {
+    const auto address = reinterpret_cast<uintptr_t>(start);
+    aligned = aligned && address % 16 == 0;
+    shifted = shifted && (address - first) % 16 == 0;
+  }
+  using Vector = std::integral_constant<int, kVec>;
+  using Element = std::integral_constant<int, 1>;
+  if (aligned) return launch_rows<kVec>(make(Vector{}), rows, width, stream);
+  if (shifted) return launch_rows<kVec, true>(make(Vector{}), rows, width, stream);
+  return launch_rows<1>(make(Element{}), rows, width, stream);
 }
 
 }  // namespace native_ops::cuda
