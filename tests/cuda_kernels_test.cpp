@@ -1,6 +1,6 @@
 // The cuda DSL's built-in overrides beyond what the conformance sweep checks: they are
 // unavailable with a reason where there is no GPU; they launch on the current stream and
-// on the tensor's device; autograd routes RMS norm's backward with the forward's rstd;
+// on the tensor's device; autograd routes the norms' backwards with the forward's statistics;
 // layer norm's persistent kernel, which takes more rows than the sweep's samples have,
 // matches aten; and init() leaves CUDA alone, so a forked child can use it. The shipped
 // selection tables stay out (NATIVE_OPS_TUNED_TABLES=0): they may send these shapes to
@@ -100,10 +100,10 @@ TEST(CudaKernels, OuterProductsOfMoreBatchEntriesThanAGridCovers) {
   EXPECT_TRUE(testing::close(product.cpu(), at::bmm(a.cpu().to(at::kFloat), b.cpu().to(at::kFloat)).to(at::kBFloat16)));
 }
 
-// A training step's RMS norm: autograd calls the routed _fused_rms_norm_backward with the
-// routed forward's rstd, on a side stream whose long matmul writes the input (the backward's
-// grad_weight partials are a workspace taken on that stream too).
-TEST(CudaKernels, RmsNormBackwardRoutesUnderAutogradOnASideStream) {
+// A training step's RMS norm and layer norm: autograd calls the routed backward with the
+// routed forward's statistics, on a side stream whose long matmul writes the input (the
+// backward's column-gradient partials are a workspace taken on that stream too).
+TEST(CudaKernels, NormBackwardsRouteUnderAutogradOnASideStream) {
   if (!cuda_dsl_available()) GTEST_SKIP() << find_dsl("cuda")->unavailable_reason();
   init();
   const auto* guard = c10::impl::getDeviceGuardImpl(c10::DeviceType::CUDA);
@@ -111,29 +111,40 @@ TEST(CudaKernels, RmsNormBackwardRoutesUnderAutogradOnASideStream) {
   const auto options = at::TensorOptions().device(at::kCUDA).dtype(at::kBFloat16);
   const at::Tensor a = at::randn({4096, 4096}, options);
   const at::Tensor weight = (at::rand({4096}, options) + 0.5).requires_grad_(true);
+  const at::Tensor bias = at::randn({4096}, options).requires_grad_(true);
   const at::Tensor grad = at::randn({512, 4096}, options);
   guard->synchronizeDevice(0);
-  auto step = [&] {  // returns grad_input and grad_weight, flattened into one tensor
-    const at::Tensor input = at::mm(a, a).narrow(0, 0, 512).div(64).detach().requires_grad_(true);
-    const at::Tensor output = std::get<0>(at::_fused_rms_norm(input, {4096}, weight, 1e-6));
-    const auto grads = torch::autograd::grad({output}, {input, weight}, {grad});
-    return at::cat({grads[0].flatten(), grads[1]});
-  };
-  at::Tensor routed;
-  {
-    const c10::StreamGuard on_side(side);
-    const uint64_t forward = testing::hits("_fused_rms_norm_cuda_0");
-    const uint64_t backward = testing::hits("_fused_rms_norm_backward_cuda_0");
-    routed = step();
-    EXPECT_EQ(testing::hits("_fused_rms_norm_cuda_0"), forward + 1);
-    EXPECT_EQ(testing::hits("_fused_rms_norm_backward_cuda_0"), backward + 1);
+  for (const bool layer : {false, true}) {
+    SCOPED_TRACE(layer ? "layer norm" : "RMS norm");
+    const std::string forward_op = layer ? "native_layer_norm" : "_fused_rms_norm";
+    const std::string backward_op = forward_op + "_backward";
+    auto step = [&] {  // returns the gradients, flattened into one tensor
+      const at::Tensor input = at::mm(a, a).narrow(0, 0, 512).div(64).detach().requires_grad_(true);
+      if (!layer) {
+        const at::Tensor output = std::get<0>(at::_fused_rms_norm(input, {4096}, weight, 1e-6));
+        const auto grads = torch::autograd::grad({output}, {input, weight}, {grad});
+        return at::cat({grads[0].flatten(), grads[1]});
+      }
+      const at::Tensor output = std::get<0>(at::native_layer_norm(input, {4096}, weight, bias, 1e-5));
+      const auto grads = torch::autograd::grad({output}, {input, weight, bias}, {grad});
+      return at::cat({grads[0].flatten(), grads[1], grads[2]});
+    };
+    at::Tensor routed;
+    {
+      const c10::StreamGuard on_side(side);
+      const uint64_t forward = testing::hits(forward_op + "_cuda_0");
+      const uint64_t backward = testing::hits(backward_op + "_cuda_0");
+      routed = step();
+      EXPECT_EQ(testing::hits(forward_op + "_cuda_0"), forward + 1);
+      EXPECT_EQ(testing::hits(backward_op + "_cuda_0"), backward + 1);
+    }
+    side.synchronize();
+    const at::Tensor reference =
+        testing::aten_reference(backward_op, [&] { return testing::aten_reference(forward_op, step); });
+    // bf16 outputs; the column gradients sum 512 rows in another order than aten's
+    EXPECT_TRUE(at::allclose(routed.to(at::kFloat), reference.to(at::kFloat), 2e-2, 1e-2))
+        << (routed.to(at::kFloat) - reference.to(at::kFloat)).abs().max().item<float>();
   }
-  side.synchronize();
-  const at::Tensor reference = testing::aten_reference(
-      "_fused_rms_norm_backward", [&] { return testing::aten_reference("_fused_rms_norm", step); });
-  // bf16 outputs; grad_weight sums 512 rows in another order than aten's
-  EXPECT_TRUE(at::allclose(routed.to(at::kFloat), reference.to(at::kFloat), 2e-2, 1e-2))
-      << (routed.to(at::kFloat) - reference.to(at::kFloat)).abs().max().item<float>();
 }
 
 // Layer norm of many rows of 65536 columns takes persistent clusters that stream the rows

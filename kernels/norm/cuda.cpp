@@ -2,9 +2,10 @@
 // float32, float16 and bfloat16 tensors: one DRAM read and one write per element
 // (kernels/norm/cuda_kernels.cu). Like aten's CUDA kernels they return the row statistics
 // (mean, rstd) in float32, shaped like the input with the normalised dimensions kept as 1;
-// aten's backward kernels consume them as they are. _fused_rms_norm_backward at CUDA for
-// rows up to 16384 16-bit (8192 float32) elements: grad_out and the input read once,
-// grad_input written once (kernels/norm/cuda_backward_kernels.cu).
+// aten's backward kernels consume them as they are. native_layer_norm_backward and
+// _fused_rms_norm_backward at CUDA for rows up to 16384 16-bit (8192 float32) elements:
+// grad_out and the input read once, grad_input written once
+// (kernels/norm/cuda_backward_kernels.cu).
 #include <array>
 #include <limits>
 
@@ -12,6 +13,7 @@
 #include <ATen/ops/_fused_rms_norm_backward_ops.h>
 #include <ATen/ops/_fused_rms_norm_ops.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/native_layer_norm_backward_ops.h>
 #include <ATen/ops/native_layer_norm_ops.h>
 #include <c10/core/DeviceGuard.h>
 #include <c10/core/SymIntArrayRef.h>
@@ -95,16 +97,23 @@ std::tuple<at::Tensor, at::Tensor> rms_norm(const at::Tensor& input, at::IntArra
   return {std::move(result.out), std::move(result.rstd)};
 }
 
-// The kernel's domain: rows of a multiple of 16 bytes, at most
-// NATIVE_OPS_RMS_NORM_BACKWARD_MAX_VECTORS of them (wider rows do not fit its registers),
-// grad_out like the input, rstd one float32 per row, every pointer 16-byte aligned.
-Verdict rms_norm_backward_applies(const at::Tensor& grad_out, const at::Tensor& input, at::IntArrayRef normalized_shape,
-                                  const at::Tensor& rstd, const std::optional<at::Tensor>& weight,
-                                  std::array<bool, 2> output_mask) {
-  if (!output_mask[0] && !output_mask[1]) return decline("output_mask asks for no gradient");
+// The gradients a backward call asks for, and whether their column operands exist.
+struct BackwardMask {
+  bool input, weight, bias;
+};
+
+// The backward kernel's domain: rows of a multiple of 16 bytes, at most
+// NATIVE_OPS_NORM_BACKWARD_MAX_VECTORS of them (wider rows do not fit its registers),
+// grad_out like the input, mean (layer norm; null for RMS norm) and rstd one float32 per
+// row, every pointer 16-byte aligned.
+Verdict norm_backward_applies(const at::Tensor& grad_out, const at::Tensor& input, at::IntArrayRef normalized_shape,
+                              const at::Tensor* mean, const at::Tensor& rstd, const std::optional<at::Tensor>& weight,
+                              const std::optional<at::Tensor>& bias, BackwardMask mask) {
+  if (!mask.input && !mask.weight && !mask.bias) return decline("output_mask asks for no gradient");
   const bool has_weight = weight.has_value() && weight->defined();
-  if (output_mask[1] && !has_weight) return decline("a weight gradient without a weight");
-  if (const Verdict verdict = gpu_norm_applies(input, normalized_shape, weight, std::nullopt); !verdict.accepted()) {
+  if (mask.weight && !has_weight) return decline("a weight gradient without a weight");
+  if (mask.bias && !(bias.has_value() && bias->defined())) return decline("a bias gradient without a bias");
+  if (const Verdict verdict = gpu_norm_applies(input, normalized_shape, weight, bias); !verdict.accepted()) {
     return verdict;
   }
   if (grad_out.sizes() != input.sizes())
@@ -113,15 +122,18 @@ Verdict rms_norm_backward_applies(const at::Tensor& grad_out, const at::Tensor& 
   if (grad_out.device() != input.device()) return decline("grad_out is on another device");
   if (!grad_out.is_contiguous() || grad_out.is_neg()) return decline("grad_out is not contiguous");
   const int64_t width = c10::multiply_integers(normalized_shape);
-  if (rstd.scalar_type() != at::kFloat || rstd.device() != input.device() || !rstd.is_contiguous() ||
-      rstd.numel() != input.numel() / width) {
-    return decline("rstd is not one contiguous float32 per row on the input's device");
+  auto row_statistic = [&](const at::Tensor& statistic) {
+    return statistic.scalar_type() == at::kFloat && statistic.device() == input.device() && statistic.is_contiguous() &&
+           statistic.numel() == input.numel() / width;
+  };
+  if (!row_statistic(rstd) || (mean != nullptr && !row_statistic(*mean))) {
+    return decline("mean or rstd is not one contiguous float32 per row on the input's device");
   }
   const int64_t vector = 16 / static_cast<int64_t>(input.element_size());
   if (width % vector != 0) return decline("rows are not a multiple of 16 bytes");
   // A literal reason (a decline allocates nothing on the routing path), tied to the limit:
-  static_assert(NATIVE_OPS_RMS_NORM_BACKWARD_MAX_VECTORS * 8 == 16384, "the reason below names the limit");
-  if (width / vector > NATIVE_OPS_RMS_NORM_BACKWARD_MAX_VECTORS) {
+  static_assert(NATIVE_OPS_NORM_BACKWARD_MAX_VECTORS * 8 == 16384, "the reason below names the limit");
+  if (width / vector > NATIVE_OPS_NORM_BACKWARD_MAX_VECTORS) {
     return decline("rows wider than 16384 16-bit or 8192 float32 elements: aten's kernel");
   }
   auto aligned = [](const at::Tensor& tensor) {
@@ -133,35 +145,79 @@ Verdict rms_norm_backward_applies(const at::Tensor& grad_out, const at::Tensor& 
   return true;
 }
 
-std::tuple<at::Tensor, at::Tensor> rms_norm_backward(const at::Tensor& grad_out, const at::Tensor& input,
-                                                     at::IntArrayRef normalized_shape, const at::Tensor& rstd,
-                                                     const std::optional<at::Tensor>& weight,
-                                                     std::array<bool, 2> output_mask) {
+struct NormGradients {
+  at::Tensor input, weight, bias;
+};
+
+NormGradients norm_backward(const at::Tensor& grad_out, const at::Tensor& input, at::IntArrayRef normalized_shape,
+                            const at::Tensor* mean, const at::Tensor& rstd, const std::optional<at::Tensor>& weight,
+                            const std::optional<at::Tensor>& bias, BackwardMask mask) {
   const c10::DeviceGuard device(input.device());
   const int64_t width = c10::multiply_integers(normalized_shape);
   const int64_t rows = input.numel() / width;
   const int dtype = cuda::dtype_code(input);
   const bool has_weight = weight.has_value() && weight->defined();
-  at::Tensor grad_input = output_mask[0] ? at::empty(input.sizes(), input.options()) : at::Tensor();
-  at::Tensor grad_weight = output_mask[1] ? at::empty(weight->sizes(), weight->options()) : at::Tensor();
-  static const auto rms_norm_backward_workspace =
-      cuda::kernel<NativeOpsRmsNormBackwardWorkspaceFn>(NATIVE_OPS_RMS_NORM_BACKWARD_WORKSPACE_SYMBOL);
-  static const auto rms_norm_backward_rows =
-      cuda::kernel<NativeOpsRmsNormBackwardRowsFn>(NATIVE_OPS_RMS_NORM_BACKWARD_ROWS_SYMBOL);
+  NormGradients grads;
+  if (mask.input) grads.input = at::empty(input.sizes(), input.options());
+  if (mask.weight) grads.weight = at::empty(weight->sizes(), weight->options());
+  if (mask.bias) grads.bias = at::empty(bias->sizes(), bias->options());
+  static const auto norm_backward_workspace =
+      cuda::kernel<NativeOpsNormBackwardWorkspaceFn>(NATIVE_OPS_NORM_BACKWARD_WORKSPACE_SYMBOL);
+  static const auto norm_backward_rows =
+      cuda::kernel<NativeOpsNormBackwardRowsFn>(NATIVE_OPS_NORM_BACKWARD_ROWS_SYMBOL);
   at::Tensor workspace;
-  if (output_mask[1]) {
+  if (mask.weight || mask.bias) {
     int64_t floats = 0;
-    cuda::check(rms_norm_backward_workspace(dtype, rows, width, &floats), "rms_norm_backward_workspace");
+    cuda::check(norm_backward_workspace(dtype, mean != nullptr ? 1 : 0, rows, width, &floats),
+                "norm_backward_workspace");
     workspace = at::empty({floats}, input.options().dtype(at::kFloat));
   }
-  cuda::check(rms_norm_backward_rows(dtype, grad_out.const_data_ptr(), input.const_data_ptr(),
-                                     rstd.const_data_ptr<float>(), has_weight ? weight->const_data_ptr() : nullptr,
-                                     output_mask[0] ? grad_input.mutable_data_ptr() : nullptr,
-                                     output_mask[1] ? grad_weight.mutable_data_ptr() : nullptr,
-                                     output_mask[1] ? workspace.mutable_data_ptr<float>() : nullptr,
-                                     output_mask[1] ? workspace.numel() : 0, rows, width, cuda::current_stream(input)),
-              "rms_norm_backward_rows");
-  return {std::move(grad_input), std::move(grad_weight)};
+  auto pointer = [](at::Tensor& tensor) { return tensor.defined() ? tensor.mutable_data_ptr() : nullptr; };
+  cuda::check(
+      norm_backward_rows(dtype, grad_out.const_data_ptr(), input.const_data_ptr(),
+                         mean != nullptr ? mean->const_data_ptr<float>() : nullptr, rstd.const_data_ptr<float>(),
+                         has_weight ? weight->const_data_ptr() : nullptr, pointer(grads.input), pointer(grads.weight),
+                         pointer(grads.bias), workspace.defined() ? workspace.mutable_data_ptr<float>() : nullptr,
+                         workspace.defined() ? workspace.numel() : 0, rows, width, cuda::current_stream(input)),
+      "norm_backward_rows");
+  return grads;
+}
+
+Verdict rms_norm_backward_applies(const at::Tensor& grad_out, const at::Tensor& input, at::IntArrayRef normalized_shape,
+                                  const at::Tensor& rstd, const std::optional<at::Tensor>& weight,
+                                  std::array<bool, 2> output_mask) {
+  return norm_backward_applies(grad_out, input, normalized_shape, nullptr, rstd, weight, std::nullopt,
+                               {output_mask[0], output_mask[1], false});
+}
+
+std::tuple<at::Tensor, at::Tensor> rms_norm_backward(const at::Tensor& grad_out, const at::Tensor& input,
+                                                     at::IntArrayRef normalized_shape, const at::Tensor& rstd,
+                                                     const std::optional<at::Tensor>& weight,
+                                                     std::array<bool, 2> output_mask) {
+  NormGradients grads = norm_backward(grad_out, input, normalized_shape, nullptr, rstd, weight, std::nullopt,
+                                      {output_mask[0], output_mask[1], false});
+  return {std::move(grads.input), std::move(grads.weight)};
+}
+
+Verdict layer_norm_backward_applies(const at::Tensor& grad_out, const at::Tensor& input,
+                                    c10::SymIntArrayRef normalized_shape, const at::Tensor& mean,
+                                    const at::Tensor& rstd, const std::optional<at::Tensor>& weight,
+                                    const std::optional<at::Tensor>& bias, std::array<bool, 3> output_mask) {
+  const auto shape = c10::asIntArrayRefSlowOpt(normalized_shape);
+  if (!shape.has_value()) return decline("symbolic normalized_shape");
+  return norm_backward_applies(grad_out, input, *shape, &mean, rstd, weight, bias,
+                               {output_mask[0], output_mask[1], output_mask[2]});
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> layer_norm_backward(const at::Tensor& grad_out, const at::Tensor& input,
+                                                                   c10::SymIntArrayRef normalized_shape,
+                                                                   const at::Tensor& mean, const at::Tensor& rstd,
+                                                                   const std::optional<at::Tensor>& weight,
+                                                                   const std::optional<at::Tensor>& bias,
+                                                                   std::array<bool, 3> output_mask) {
+  NormGradients grads = norm_backward(grad_out, input, c10::asIntArrayRefUnchecked(normalized_shape), &mean, rstd,
+                                      weight, bias, {output_mask[0], output_mask[1], output_mask[2]});
+  return {std::move(grads.input), std::move(grads.weight), std::move(grads.bias)};
 }
 
 }  // namespace
@@ -171,6 +227,8 @@ void register_norm_cuda() {
   register_op_override<at::_ops::_fused_rms_norm>("cuda", c10::DispatchKey::CUDA, &rms_norm_applies, &rms_norm);
   register_op_override<at::_ops::_fused_rms_norm_backward>("cuda", c10::DispatchKey::CUDA, &rms_norm_backward_applies,
                                                            &rms_norm_backward);
+  register_op_override<at::_ops::native_layer_norm_backward>("cuda", c10::DispatchKey::CUDA,
+                                                             &layer_norm_backward_applies, &layer_norm_backward);
 }
 
 }  // namespace native_ops::kernels

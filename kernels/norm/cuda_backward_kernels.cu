@@ -1,13 +1,16 @@
-// The gradients of RMS norm (aten::_fused_rms_norm_backward) on the GPU. With y = x * rstd * w
-// over rows of n elements:
-//   grad_in  = rstd * (g * w) - x * rstd^3 * sum(g * w * x) / n      (a row reduction)
-//   grad_w   = sum over rows of g * x * rstd                          (a column reduction)
+// The gradients of layer norm and RMS norm (aten::native_layer_norm_backward,
+// aten::_fused_rms_norm_backward) on the GPU. With xhat = (x - mean) * rstd (RMS norm: mean
+// 0) and y = xhat * w + b over rows of n elements:
+//   grad_in = rstd * (g * w - mean(g * w) - xhat * mean(g * w * xhat))  (row reductions;
+//             RMS norm has no mean(g * w) term)
+//   grad_w  = sum over rows of g * xhat,  grad_b = sum over rows of g  (column reductions)
 // A persistent grid of row workers (a warp or a block each) holds each row's g and x in
 // registers, so that both are read from DRAM once and grad_in is written once; each thread
-// owns the same columns in every row, so it keeps their grad_w sums in registers across its
+// owns the same columns in every row, so it keeps their column sums in registers across its
 // rows. The blocks then write one float partial per column each, and a second kernel sums
 // the partials of each column in a fixed order (deterministic, unlike atomics).
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 
 #include "cuda_abi.h"
@@ -16,21 +19,22 @@
 namespace native_ops::cuda {
 namespace {
 
-// g and x held as 2 vectors a thread, grad_w's sums as 2 x VEC floats; w is read at each use
-// (from L1: every row reads the same). Four vectors a thread, w held too, took 128-144
-// registers, leaving an SM too few warps to keep its loads in flight.
+// g and x held as 2 vectors a thread, the column sums as 2 x VEC floats each; w is read at
+// each use (from L1: every row reads the same). Four vectors a thread, w held too, took
+// 128-144 registers, leaving an SM too few warps to keep its loads in flight.
 constexpr int kVectorsPerThread = 2;
 constexpr int kMaxThreads = 1024;
-static_assert(kMaxThreads * kVectorsPerThread == NATIVE_OPS_RMS_NORM_BACKWARD_MAX_VECTORS, "the widest plan");
+static_assert(kMaxThreads * kVectorsPerThread == NATIVE_OPS_NORM_BACKWARD_MAX_VECTORS, "the widest plan");
 
 template <class T, int VEC>
 struct BackwardArgs {
   const T* grad_out;
   const T* in;
+  const float* mean;  // null: RMS norm
   const float* rstd;
   const T* weight;  // null: ones
   T* grad_in;       // null: not wanted
-  float* partials;  // [gridDim.x, width]; null when grad_w is not wanted
+  float* partials;  // [planes][gridDim.x][width]: grad_w's, then grad_b's (layer norm); null: not wanted
   int64_t rows;
   int64_t width;
 };
@@ -43,11 +47,13 @@ __device__ __forceinline__ Vec<T, VEC> load_vector(const T* base, int64_t c) {
 // ROW_THREADS threads (a warp, or the whole block) take rows worker, worker + workers, ...
 // 512-thread blocks are held to 64 registers, two an SM (float16's took 80, one block an
 // SM). Other sizes get no minimum (0): bounded alike they spill, and even a minimum of 1
-// moves the compiler's choices (docs/design/history.md).
-template <class T, int VEC, int THREADS, int ROW_THREADS, bool GRAD_WEIGHT>
-__global__ void __launch_bounds__(THREADS, THREADS == 512 ? 2 : 0) rms_norm_backward_rows(BackwardArgs<T, VEC> a) {
+// moves the compiler's choices (docs/design/history.md). CENTERED: layer norm (mean given,
+// grad_b summed beside grad_w); COLUMNS: the column gradients are wanted.
+template <class T, int VEC, int THREADS, int ROW_THREADS, bool CENTERED, bool COLUMNS>
+__global__ void __launch_bounds__(THREADS, THREADS == 512 ? 2 : 0) norm_backward_rows(BackwardArgs<T, VEC> a) {
   constexpr int kGroups = THREADS / ROW_THREADS;
   constexpr int kVecs = kVectorsPerThread;
+  constexpr int kPlanes = CENTERED ? 2 : 1;
   const int group = static_cast<int>(threadIdx.x) / ROW_THREADS;
   const int t = static_cast<int>(threadIdx.x) % ROW_THREADS;
   const int64_t workers = int64_t{gridDim.x} * kGroups;
@@ -66,7 +72,7 @@ __global__ void __launch_bounds__(THREADS, THREADS == 512 ? 2 : 0) rms_norm_back
 #pragma unroll
     for (int k = 0; k < VEC; ++k) w[k] = to_float(v.v[k]);
   };
-  float grad_w[kVecs][VEC] = {};
+  float sums[kPlanes][kVecs][VEC] = {};  // grad_w's, grad_b's
   const float inverse_width = 1.f / static_cast<float>(a.width);
   for (int64_t row = int64_t{blockIdx.x} * kGroups + group; row < a.rows; row += workers) {
     const T* g_row = a.grad_out + row * a.width;
@@ -78,18 +84,28 @@ __global__ void __launch_bounds__(THREADS, THREADS == 512 ? 2 : 0) rms_norm_back
       g[i] = load_vector<T, VEC>(g_row, column(i));
       x[i] = load_vector<T, VEC>(x_row, column(i));
     }
+    const float mean = CENTERED ? a.mean[row] : 0.f;
     const float rstd = a.rstd[row];
-    float dot = 0.f;
+    float2 dots{0.f, 0.f};  // sum(g * w), sum(g * w * xhat)
 #pragma unroll
     for (int i = 0; i < kVecs; ++i) {
       if (!held(i)) continue;
       float w[VEC];
       weight(i, w);
 #pragma unroll
-      for (int k = 0; k < VEC; ++k) dot += to_float(g[i].v[k]) * w[k] * to_float(x[i].v[k]);
+      for (int k = 0; k < VEC; ++k) {
+        const float gw = to_float(g[i].v[k]) * w[k];
+        dots.x += gw;
+        dots.y += gw * ((to_float(x[i].v[k]) - mean) * rstd);
+      }
     }
-    dot = reduce(dot, Sum{});
-    const float x_scale = rstd * rstd * rstd * dot * inverse_width;
+    if constexpr (CENTERED) {
+      dots = reduce(dots, Sum{});
+    } else {
+      dots.y = reduce(dots.y, Sum{});
+    }
+    const float mean_gw = CENTERED ? dots.x * inverse_width : 0.f;
+    const float mean_gw_xhat = dots.y * inverse_width;
 #pragma unroll
     for (int i = 0; i < kVecs; ++i) {
       if (!held(i)) continue;
@@ -98,28 +114,37 @@ __global__ void __launch_bounds__(THREADS, THREADS == 512 ? 2 : 0) rms_norm_back
           float w[VEC];
           weight(i, w);
 #pragma unroll
-          for (int k = 0; k < VEC; ++k) vals[k] = rstd * vals[k] * w[k] - to_float(x[i].v[k]) * x_scale;
+          for (int k = 0; k < VEC; ++k) {
+            const float xhat = (to_float(x[i].v[k]) - mean) * rstd;
+            vals[k] = rstd * (vals[k] * w[k] - mean_gw - xhat * mean_gw_xhat);
+          }
         };
         store_vector(a.grad_in + row * a.width, column(i), g[i], grad_in);
       }
-      if constexpr (GRAD_WEIGHT) {
+      if constexpr (COLUMNS) {
 #pragma unroll
-        for (int k = 0; k < VEC; ++k) grad_w[i][k] += to_float(g[i].v[k]) * to_float(x[i].v[k]) * rstd;
+        for (int k = 0; k < VEC; ++k) {
+          sums[0][i][k] += to_float(g[i].v[k]) * ((to_float(x[i].v[k]) - mean) * rstd);
+          if constexpr (CENTERED) sums[kPlanes - 1][i][k] += to_float(g[i].v[k]);
+        }
       }
     }
   }
-  if constexpr (GRAD_WEIGHT) {
-    // The block's row workers add their sums into one partial row, in group order.
-    float* partial = a.partials + int64_t{blockIdx.x} * a.width;
+  if constexpr (COLUMNS) {
+    // The block's row workers add their sums into one partial row a plane, in group order.
     for (int turn = 0; turn < kGroups; ++turn) {
       if (group == turn) {
 #pragma unroll
-        for (int i = 0; i < kVecs; ++i) {
-          if (!held(i)) continue;
+        for (int plane = 0; plane < kPlanes; ++plane) {
+          float* partial = a.partials + (int64_t{plane} * gridDim.x + blockIdx.x) * a.width;
 #pragma unroll
-          for (int k = 0; k < VEC; ++k) {
-            const int64_t c = column(i) + k;
-            partial[c] = turn == 0 ? grad_w[i][k] : partial[c] + grad_w[i][k];
+          for (int i = 0; i < kVecs; ++i) {
+            if (!held(i)) continue;
+#pragma unroll
+            for (int k = 0; k < VEC; ++k) {
+              const int64_t c = column(i) + k;
+              partial[c] = turn == 0 ? sums[plane][i][k] : partial[c] + sums[plane][i][k];
+            }
           }
         }
       }
@@ -128,12 +153,20 @@ __global__ void __launch_bounds__(THREADS, THREADS == 512 ? 2 : 0) rms_norm_back
   }
 }
 
-// grad_w[c] = the sum of partials[b, c] over b, in order of b: 32 columns a block row,
-// kSlices threads a column each summing every kSlices-th partial, then one adding theirs.
+// out[blockIdx.y][c] = the sum of partials[blockIdx.y][b][c] over b, in order of b: 32
+// columns a block, kSlices threads a column each summing every kSlices-th partial, then one
+// adding theirs. A null output plane is skipped.
 constexpr int kSlices = 32;
 template <class T>
+struct ColumnOutputs {
+  T* plane[2];
+};
+template <class T>
 __global__ void __launch_bounds__(32 * kSlices)
-    sum_partials(const float* partials, int64_t count, int64_t width, T* grad_w) {
+    sum_partials(const float* partials, int64_t count, int64_t width, ColumnOutputs<T> outputs) {
+  T* out = outputs.plane[blockIdx.y];
+  if (out == nullptr) return;
+  partials += int64_t{blockIdx.y} * count * width;
   __shared__ float slices[kSlices][33];
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int slice = static_cast<int>(threadIdx.x) / 32;
@@ -149,33 +182,48 @@ __global__ void __launch_bounds__(32 * kSlices)
     float total = 0.f;
 #pragma unroll
     for (int s = 0; s < kSlices; ++s) total += slices[s][lane];
-    grad_w[c] = from_float<T>(total);
+    out[c] = from_float<T>(total);
   }
 }
 
-template <class T, int VEC, int THREADS, int ROW_THREADS, bool GRAD_WEIGHT>
+template <class T, int VEC, int THREADS, int ROW_THREADS, bool CENTERED, bool COLUMNS>
 int blocks_for(int64_t rows, int* blocks) {
-  int device = 0, sms = 0, per_sm = 0;
+  // Resident blocks on the device, asked of the runtime once a device (asked on every call,
+  // the launch-bound shapes lost microseconds to it).
+  constexpr int kDevices = 64;
+  static std::atomic<int> known[kDevices] = {};
+  int device = 0;
   cudaError_t error = cudaGetDevice(&device);
-  if (error == cudaSuccess) error = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (error == cudaSuccess) {
-    error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &per_sm, &rms_norm_backward_rows<T, VEC, THREADS, ROW_THREADS, GRAD_WEIGHT>, THREADS, 0);
-  }
   if (error != cudaSuccess) return static_cast<int>(error);
+  int resident = device < kDevices ? known[device].load(std::memory_order_relaxed) : 0;
+  if (resident == 0) {
+    int sms = 0, per_sm = 0;
+    error = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    if (error == cudaSuccess) {
+      error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+          &per_sm, &norm_backward_rows<T, VEC, THREADS, ROW_THREADS, CENTERED, COLUMNS>, THREADS, 0);
+    }
+    if (error != cudaSuccess) return static_cast<int>(error);
+    resident = per_sm * sms;
+    if (device < kDevices) known[device].store(resident, std::memory_order_relaxed);
+  }
   constexpr int kGroups = THREADS / ROW_THREADS;
   const int64_t needed = (rows + kGroups - 1) / kGroups;
-  *blocks = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(needed, int64_t{per_sm} * sms)));
+  *blocks = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(needed, resident)));
   return cudaSuccess;
 }
 
-// Calls f(threads, row_threads, grad_weight) with compile-time constants: a warp per row
-// for the narrowest rows, else the smallest block of 128-1024 threads that holds one.
+// Calls f(threads, row_threads, centered, columns) with compile-time constants: a warp per
+// row for the narrowest rows, else the smallest block of 128-1024 threads that holds one.
 template <int VEC, class F>
-int with_plan(int64_t width, bool grad_weight, F&& f) {
+int with_plan(int64_t width, bool centered, bool columns, F&& f) {
   const int64_t vectors = width / VEC;
   auto pick = [&](auto threads, auto row_threads) {
-    return grad_weight ? f(threads, row_threads, std::true_type{}) : f(threads, row_threads, std::false_type{});
+    auto with_columns = [&](auto centred) {
+      return columns ? f(threads, row_threads, centred, std::true_type{})
+                     : f(threads, row_threads, centred, std::false_type{});
+    };
+    return centered ? with_columns(std::true_type{}) : with_columns(std::false_type{});
   };
   auto block = [&](auto threads) { return pick(threads, threads); };
   if (vectors <= 32 * kVectorsPerThread)
@@ -190,61 +238,69 @@ int with_plan(int64_t width, bool grad_weight, F&& f) {
 }  // namespace
 }  // namespace native_ops::cuda
 
-NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_rms_norm_backward_workspace(int dtype, int64_t rows, int64_t width,
-                                                                      int64_t* floats) {
+NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_norm_backward_workspace(int dtype, int centered, int64_t rows, int64_t width,
+                                                                  int64_t* floats) {
   using namespace native_ops::cuda;
   return dispatch_dtype(dtype, [&](auto element) {
     using T = decltype(element);
     constexpr int kVec = 16 / sizeof(T);
-    return with_plan<kVec>(width, true, [&](auto threads, auto row_threads, auto) {
+    return with_plan<kVec>(width, centered != 0, true, [&](auto threads, auto row_threads, auto centred, auto) {
       int blocks = 0;
       const int error =
-          blocks_for<T, kVec, decltype(threads)::value, decltype(row_threads)::value, true>(rows, &blocks);
-      *floats = int64_t{blocks} * width;
+          blocks_for<T, kVec, decltype(threads)::value, decltype(row_threads)::value, decltype(centred)::value, true>(
+              rows, &blocks);
+      *floats = int64_t{blocks} * width * (centered != 0 ? 2 : 1);
       return error;
     });
   });
 }
 
-NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_rms_norm_backward_rows(int dtype, const void* grad_out, const void* in,
-                                                                 const float* rstd, const void* weight, void* grad_in,
-                                                                 void* grad_weight, float* workspace,
-                                                                 int64_t workspace_floats, int64_t rows, int64_t width,
-                                                                 void* stream) {
+NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_norm_backward_rows(int dtype, const void* grad_out, const void* in,
+                                                             const float* mean, const float* rstd, const void* weight,
+                                                             void* grad_in, void* grad_weight, void* grad_bias,
+                                                             float* workspace, int64_t workspace_floats, int64_t rows,
+                                                             int64_t width, void* stream) {
   using namespace native_ops::cuda;
   auto* cuda_stream = static_cast<cudaStream_t>(stream);
   return dispatch_dtype(dtype, [&](auto element) {
     using T = decltype(element);
     constexpr int kVec = 16 / sizeof(T);
-    if (width <= 0 || width % kVec != 0 || width / kVec > NATIVE_OPS_RMS_NORM_BACKWARD_MAX_VECTORS) {
+    const bool centered = mean != nullptr;
+    if (width <= 0 || width % kVec != 0 || width / kVec > NATIVE_OPS_NORM_BACKWARD_MAX_VECTORS ||
+        (!centered && grad_bias != nullptr)) {
       return static_cast<int>(cudaErrorInvalidValue);
     }
-    if (rows == 0) {  // grad_in is empty; grad_w sums no row
-      return grad_weight == nullptr ? 0
-                                    : static_cast<int>(cudaMemsetAsync(grad_weight, 0, width * sizeof(T), cuda_stream));
+    if (rows == 0) {  // grad_in is empty; the column gradients sum no row
+      for (void* column_grad : {grad_weight, grad_bias}) {
+        if (column_grad == nullptr) continue;
+        if (const cudaError_t error = cudaMemsetAsync(column_grad, 0, width * sizeof(T), cuda_stream)) {
+          return static_cast<int>(error);
+        }
+      }
+      return 0;
     }
-    const BackwardArgs<T, kVec> args{static_cast<const T*>(grad_out),
-                                     static_cast<const T*>(in),
-                                     rstd,
-                                     static_cast<const T*>(weight),
-                                     static_cast<T*>(grad_in),
-                                     workspace,
-                                     rows,
-                                     width};
-    return with_plan<kVec>(width, grad_weight != nullptr, [&](auto threads, auto row_threads, auto grad_w) {
+    const bool columns = grad_weight != nullptr || grad_bias != nullptr;
+    const BackwardArgs<T, kVec> args{
+        static_cast<const T*>(grad_out), static_cast<const T*>(in),     mean, rstd, static_cast<const T*>(weight),
+        static_cast<T*>(grad_in),        columns ? workspace : nullptr, rows, width};
+    return with_plan<kVec>(width, centered, columns, [&](auto threads, auto row_threads, auto centred, auto cols) {
       constexpr int kThreads = decltype(threads)::value;
-      constexpr bool kGradWeight = decltype(grad_w)::value;
+      constexpr int kRowThreads = decltype(row_threads)::value;
+      constexpr bool kCentered = decltype(centred)::value;
+      constexpr bool kColumns = decltype(cols)::value;
       int blocks = 0;
-      int error = blocks_for<T, kVec, kThreads, decltype(row_threads)::value, kGradWeight>(rows, &blocks);
+      int error = blocks_for<T, kVec, kThreads, kRowThreads, kCentered, kColumns>(rows, &blocks);
       if (error != cudaSuccess) return error;
-      if (kGradWeight && (workspace == nullptr || workspace_floats < int64_t{blocks} * width)) {
+      const int planes = kCentered ? 2 : 1;
+      if (kColumns && (workspace == nullptr || workspace_floats < int64_t{blocks} * width * planes)) {
         return static_cast<int>(cudaErrorInvalidValue);
       }
-      rms_norm_backward_rows<T, kVec, kThreads, decltype(row_threads)::value, kGradWeight>
+      norm_backward_rows<T, kVec, kThreads, kRowThreads, kCentered, kColumns>
           <<<blocks, kThreads, 0, cuda_stream>>>(args);
-      if constexpr (kGradWeight) {
-        sum_partials<T><<<static_cast<unsigned>((width + 31) / 32), 32 * kSlices, 0, cuda_stream>>>(
-            workspace, blocks, width, static_cast<T*>(grad_weight));
+      if constexpr (kColumns) {
+        const ColumnOutputs<T> outputs{{static_cast<T*>(grad_weight), static_cast<T*>(grad_bias)}};
+        sum_partials<T><<<dim3(static_cast<unsigned>((width + 31) / 32), planes), 32 * kSlices, 0, cuda_stream>>>(
+            workspace, blocks, width, outputs);
       }
       return static_cast<int>(cudaGetLastError());
     });

@@ -1,6 +1,7 @@
-// The op database entries of native_layer_norm, _fused_rms_norm and
-// _fused_rms_norm_backward: what judges and measures their cuda (and triton) overrides.
+// The op database entries of native_layer_norm, _fused_rms_norm and their backward ops:
+// what judges and measures their cuda (and triton) overrides.
 #include <array>
+#include <functional>
 
 #include <ATen/TensorOperators.h>
 #include <ATen/core/Tensor.h>
@@ -223,76 +224,116 @@ OpEntry norm_entry(const char* op_symbol) {
   return entry;
 }
 
-// _fused_rms_norm_backward (grad_out, input, normalized_shape, rstd, weight, output_mask):
-// its cuda kernel takes contiguous rows of a multiple of 16 bytes and at most
-// NATIVE_OPS_RMS_NORM_BACKWARD_MAX_VECTORS of them; the samples' tensors are fresh, aligned.
-bool cuda_rms_backward_handles(const at::Tensor& grad_out, const at::Tensor& input, int64_t width) {
+// native_layer_norm_backward (grad_out, input, normalized_shape, mean, rstd, weight, bias,
+// output_mask) and _fused_rms_norm_backward (grad_out, input, normalized_shape, rstd, weight,
+// output_mask): their cuda kernel takes contiguous rows of a multiple of 16 bytes and at most
+// NATIVE_OPS_NORM_BACKWARD_MAX_VECTORS of them; the samples' tensors are fresh, aligned.
+bool cuda_backward_handles(const at::Tensor& grad_out, const at::Tensor& input, int64_t width) {
   const int64_t vector = 16 / static_cast<int64_t>(input.element_size());
   return cuda_norm_handles(input) && grad_out.is_contiguous() && width % vector == 0 &&
-         width / vector <= NATIVE_OPS_RMS_NORM_BACKWARD_MAX_VECTORS;
+         width / vector <= NATIVE_OPS_NORM_BACKWARD_MAX_VECTORS;
 }
 
 struct BackwardCall {
   std::vector<int64_t> sizes;
   int64_t normalized_dims = 1;
   bool weight = true;
-  std::array<bool, 2> output_mask{true, true};
-  Fill fill{};       // the input's
-  Fill grad_fill{};  // grad_out's
+  std::array<bool, 3> output_mask{true, true, true};  // input, weight, bias (RMS norm: the first two)
+  Fill fill{};                                        // the input's
+  Fill grad_fill{};                                   // grad_out's
+  bool bias = true;                                   // layer norm only
 };
 
-// rstd as the forward gives it: float32, one per row, the normalised dimensions kept as 1.
-torch::jit::Stack backward_arguments(const at::Tensor& input, const BackwardCall& call, uint64_t seed) {
+// How the backward samples' tensors are made: samples::make_tensor for the sweeps (any
+// fill, drawn on the host); the grid and bench draw on the device (gigabytes).
+using MakeTensor = std::function<at::Tensor(const std::vector<int64_t>& sizes, c10::ScalarType dtype,
+                                            c10::Device device, const Fill& fill)>;
+
+at::Tensor uniform_on_device(const std::vector<int64_t>& sizes, c10::ScalarType dtype, c10::Device device,
+                             const Fill& fill) {
+  return at::empty(sizes, at::TensorOptions().dtype(dtype).device(device)).uniform_(fill.low, fill.high);
+}
+
+// The statistics as the forward gives them: float32, one per row, the normalised dimensions
+// kept as 1 (mean only for layer norm).
+torch::jit::Stack backward_arguments(const Norm& norm, const at::Tensor& input, const BackwardCall& call, uint64_t seed,
+                                     const MakeTensor& make = samples::make_tensor) {
   const std::vector<int64_t> shape(call.sizes.end() - call.normalized_dims, call.sizes.end());
   std::vector<int64_t> dims;
   for (int64_t d = input.dim() - call.normalized_dims; d < input.dim(); ++d) dims.push_back(d);
-  const at::Tensor rstd = at::rsqrt(input.to(at::kFloat).square().mean(dims, /*keepdim=*/true) + 1e-5);
+  const at::Tensor x = input.to(at::kFloat);
+  const at::Tensor mean = x.mean(dims, /*keepdim=*/true);
+  const at::Tensor rstd = norm.layer ? at::rsqrt((x - mean).square().mean(dims, /*keepdim=*/true) + 1e-5)
+                                     : at::rsqrt(x.square().mean(dims, /*keepdim=*/true) + 1e-5);
   Fill grad_fill = call.grad_fill;
   grad_fill.seed = seed * 3 + 1;
   grad_fill.low = -1;
   grad_fill.high = 1;
-  Fill weight_fill;
-  weight_fill.seed = seed * 3 + 2;
-  weight_fill.low = -2;
-  weight_fill.high = 2;
-  const at::Tensor grad_out = samples::make_tensor(call.sizes, input.scalar_type(), input.device(), grad_fill);
-  const c10::IValue weight =
-      call.weight ? c10::IValue(samples::make_tensor(shape, input.scalar_type(), input.device(), weight_fill))
-                  : c10::IValue();
-  return {grad_out, input, shape, rstd, weight, c10::List<bool>({call.output_mask[0], call.output_mask[1]})};
+  auto parameter = [&](bool present, uint64_t parameter_seed) {
+    Fill fill;
+    fill.seed = parameter_seed;
+    fill.low = -2;
+    fill.high = 2;
+    return present ? c10::IValue(make(shape, input.scalar_type(), input.device(), fill)) : c10::IValue();
+  };
+  const at::Tensor grad_out = make(call.sizes, input.scalar_type(), input.device(), grad_fill);
+  const c10::IValue weight = parameter(call.weight, seed * 3 + 2);
+  const auto& m = call.output_mask;
+  if (norm.layer) {
+    return {grad_out,
+            input,
+            shape,
+            mean,
+            rstd,
+            weight,
+            parameter(call.bias, seed * 3 + 3),
+            c10::List<bool>({m[0], m[1], m[2]})};
+  }
+  return {grad_out, input, shape, rstd, weight, c10::List<bool>({m[0], m[1]})};
 }
 
-std::vector<Sample> rms_backward_samples(c10::Device device, c10::ScalarType dtype) {
+std::vector<Sample> backward_samples(c10::Device device, c10::ScalarType dtype, const Norm& norm) {
+  const std::string node = std::string(norm.layer ? "native_layer_norm" : "_fused_rms_norm") + "_backward_cuda_0";
+  const size_t gradients = norm.layer ? 3 : 2;
   std::vector<Sample> all;
   uint64_t seed = 700;
   auto add = [&](SampleClass sample_class, BackwardCall call) {
     call.fill.seed = ++seed;
     const at::Tensor input = samples::make_tensor(call.sizes, dtype, device, call.fill);
-    torch::jit::Stack arguments = backward_arguments(input, call, seed);
+    torch::jit::Stack arguments = backward_arguments(norm, input, call, seed);
     const int64_t width = c10::multiply_integers(call.sizes.end() - call.normalized_dims, call.sizes.end());
     std::vector<std::string> meant_for;
-    if (input.numel() > 0 && cuda_rms_backward_handles(arguments[0].toTensor(), input, width)) {
-      meant_for.push_back("_fused_rms_norm_backward_cuda_0");
-    }
+    if (input.numel() > 0 && cuda_backward_handles(arguments[0].toTensor(), input, width)) meant_for.push_back(node);
     std::string description = "grad " + samples::describe(arguments[0].toTensor()) + ", input " +
                               samples::describe(input) + " over " + std::to_string(call.normalized_dims) + " dim";
     if (!call.weight) description += ", no weight";
-    description += c10::str(", output_mask [", call.output_mask[0], ", ", call.output_mask[1], "]");
-    all.push_back({description, sample_class, std::move(arguments), meant_for});
+    if (norm.layer && !call.bias) description += ", no bias";
+    description += ", output_mask [";
+    for (size_t i = 0; i < gradients; ++i)
+      description += std::string(i > 0 ? ", " : "") + c10::str(call.output_mask[i]);
+    all.push_back({description + "]", sample_class, std::move(arguments), meant_for});
   };
   Fill extreme;  // large magnitudes and NaN (an inf makes the row's rstd 0 and its gradient NaN alike)
   extreme.extreme_magnitude = 1e4;
   extreme.inf = false;
-  Fill offset;  // rows far from zero: rstd small, the x * rstd^3 term large
-  offset.low = 40;
-  offset.high = 50;
+  // RMS norm: rows far from zero (rstd small, the xhat term large). Layer norm: a mean away
+  // from zero, within the bound the forward's samples explain (aten's float32 mean off by
+  // half its ulp, scaled by rstd, summed over rows by the weight's gradient).
+  Fill offset;
+  offset.low = norm.layer ? 4 : 40;
+  offset.high = norm.layer ? 5 : 50;
   add(SampleClass::typical, {{64, 1024}});
-  add(SampleClass::typical, {{64, 1024}, 1, true, {true, false}});
-  add(SampleClass::typical, {{64, 1024}, 1, true, {false, true}});
-  add(SampleClass::typical, {{64, 1024}, 1, false, {true, false}});
+  add(SampleClass::typical, {{64, 1024}, 1, true, {true, false, false}});
+  add(SampleClass::typical, {{64, 1024}, 1, true, {false, true, false}});
+  add(SampleClass::typical, {{64, 1024}, 1, false, {true, false, true}});
+  if (norm.layer) {
+    add(SampleClass::typical, {{64, 1024}, 1, true, {false, false, true}});
+    add(SampleClass::typical, {{64, 1024}, 1, true, {true, true, false}, {}, {}, false});
+  }
   add(SampleClass::typical, {{8, 16, 256}, 2});
-  add(SampleClass::typical, {{48, 4096}, 1, true, {true, true}, offset});
-  add(SampleClass::typical, {{7, 200}});  // a warp per row, part of its lanes idle
+  add(SampleClass::typical, {{48, 4096}, 1, true, {true, true, true}, offset});
+  add(SampleClass::typical, {{7, 200}});   // a warp per row, part of its lanes idle
+  add(SampleClass::typical, {{1, 4096}});  // a decode row
   add(SampleClass::empty, {{0, 64}});
   add(SampleClass::one_element, {{1, 1}});
   add(SampleClass::one_element, {{4099, 8}});  // one vector a row (16-bit), many rows a block
@@ -302,63 +343,99 @@ std::vector<Sample> rms_backward_samples(c10::Device device, c10::ScalarType dty
   add(SampleClass::large, {{300, 8192}});
   add(SampleClass::large, {{70, 16384}});  // the widest 16-bit rows it takes; float32's go to aten
   add(SampleClass::large, {{40, 20000}});  // wider: aten's
-  add(SampleClass::transposed, {{256, 512}, 1, true, {true, true}, laid_out(Layout::transposed)});
-  add(SampleClass::step_sliced, {{128, 1024}, 1, true, {true, true}, {}, laid_out(Layout::step_sliced)});
+  add(SampleClass::transposed, {{256, 512}, 1, true, {true, true, true}, laid_out(Layout::transposed)});
+  add(SampleClass::step_sliced, {{128, 1024}, 1, true, {true, true, true}, {}, laid_out(Layout::step_sliced)});
   // grad_out of y.sum(): one row broadcast over all (stride 0)
-  add(SampleClass::expanded, {{128, 1024}, 1, true, {true, true}, {}, laid_out(Layout::expanded)});
-  add(SampleClass::extreme_values, {{64, 1024}, 1, true, {true, true}, extreme});
+  add(SampleClass::expanded, {{128, 1024}, 1, true, {true, true, true}, {}, laid_out(Layout::expanded)});
+  add(SampleClass::extreme_values, {{64, 1024}, 1, true, {true, true, true}, extreme});
   return all;
 }
 
 // aten's checks (seen on the H200); the cond declines each call, so aten raises them.
-std::vector<ErrorSample> rms_backward_errors(c10::Device device) {
+std::vector<ErrorSample> backward_errors(c10::Device device, const Norm& norm) {
   const auto f32 = at::TensorOptions().dtype(at::kFloat).device(device);
   const at::Tensor input = at::ones({4, 5}, f32);
-  const at::Tensor rstd = at::ones({4, 1}, f32);
+  const at::Tensor statistic = at::ones({4, 1}, f32);
   auto call = [&](at::Tensor grad_out, std::vector<int64_t> shape, c10::IValue weight, bool grad_weight) {
-    return torch::jit::Stack{
-        std::move(grad_out), input, std::move(shape), rstd, std::move(weight), c10::List<bool>({true, grad_weight})};
+    if (norm.layer) {
+      return torch::jit::Stack{std::move(grad_out), input,
+                               std::move(shape),    statistic,
+                               statistic,           std::move(weight),
+                               c10::IValue(),       c10::List<bool>({true, grad_weight, false})};
+    }
+    return torch::jit::Stack{std::move(grad_out), input,
+                             std::move(shape),    statistic,
+                             std::move(weight),   c10::List<bool>({true, grad_weight})};
   };
-  return {
+  std::vector<ErrorSample> errors = {
       {"normalized_shape not trailing: f32[4,5] over [4]", call(at::ones({4, 5}, f32), {4}, c10::IValue(), false),
        "expected input with shape [*, 4]"},
       {"weight shaped [4] for normalized_shape [5]", call(at::ones({4, 5}, f32), {5}, at::ones({4}, f32), true),
        "Expected weight to be of same shape as normalized_shape"},
-      {"grad_out f32[4,6] for input f32[4,5]", call(at::ones({4, 6}, f32), {5}, c10::IValue(), false),
-       "Expected dY.numel() == M * N"},
   };
+  if (!norm.layer) {
+    errors.push_back({"grad_out f32[4,6] for input f32[4,5]", call(at::ones({4, 6}, f32), {5}, c10::IValue(), false),
+                      "Expected dY.numel() == M * N"});
+  }
+  return errors;
 }
 
-Cost rms_backward_cost(const torch::jit::Stack& arguments) {
+Cost backward_cost(const torch::jit::Stack& arguments) {
   const at::Tensor& grad_out = arguments[0].toTensor();
-  const auto mask = arguments[5].toBoolList();
+  const bool layer = arguments.size() == 8;
+  const auto mask = arguments.back().toBoolList();
   const double n = grad_out.numel();
-  double bytes = (mask[0] ? 3 : 2) * n * grad_out.element_size();  // grad_out, input read; grad_input written
-  bytes += arguments[3].toTensor().nbytes();                       // rstd
-  if (arguments[4].isTensor()) bytes += (mask[1] ? 2 : 1) * arguments[4].toTensor().nbytes();  // weight, its gradient
-  return {bytes, 6 * n};
+  double bytes = (mask[0] ? 3 : 2) * n * grad_out.element_size();           // grad_out, input read; grad_input written
+  bytes += (layer ? 2 : 1) * arguments[layer ? 4 : 3].toTensor().nbytes();  // rstd (and mean)
+  const size_t weight = layer ? 5 : 4;
+  if (arguments[weight].isTensor()) bytes += (mask[1] ? 2 : 1) * arguments[weight].toTensor().nbytes();
+  if (layer && mask[2] && arguments[6].isTensor()) bytes += arguments[6].toTensor().nbytes();  // grad_bias written
+  return {bytes, (layer ? 8 : 6) * n};
 }
 
-std::vector<BenchCase> rms_backward_bench_cases(c10::Device device) {
+std::vector<BenchCase> backward_bench_cases(c10::Device device, const Norm& norm) {
   std::vector<BenchCase> cases;
   const std::vector<std::pair<int64_t, int64_t>> shapes{
       {64, 1024}, {32768, 4096}, {65536, 1024}, {8192, 8192}, {4096, 16384}};
   for (const c10::ScalarType dtype : {at::kBFloat16, at::kHalf, at::kFloat}) {
     for (const auto& [rows, width] : shapes) {
-      for (const bool grad_weight : {true, false}) {
-        if (!grad_weight && rows != 32768) continue;  // the input's gradient alone, at one shape
-        cases.push_back(
-            {dtype_name(dtype) + " [" + std::to_string(rows) + "," + std::to_string(width) + "]" +
-                 (grad_weight ? "" : " input only"),
-             [rows, width, dtype, device, grad_weight] {
-               const at::Tensor input = samples::make_tensor({rows, width}, dtype, device);
-               return backward_arguments(input, BackwardCall{{rows, width}, 1, true, {true, grad_weight}}, 1);
-             },
-             {}});
+      for (const bool columns : {true, false}) {
+        if (!columns && rows != 32768) continue;  // the input's gradient alone, at one shape
+        cases.push_back({dtype_name(dtype) + " [" + std::to_string(rows) + "," + std::to_string(width) + "]" +
+                             (columns ? "" : " input only"),
+                         [norm, rows, width, dtype, device, columns] {
+                           const at::Tensor input = uniform_on_device({rows, width}, dtype, device, Fill{});
+                           return backward_arguments(norm, input,
+                                                     BackwardCall{{rows, width}, 1, true, {true, columns, columns}}, 1,
+                                                     uniform_on_device);
+                         },
+                         {}});
       }
     }
   }
   return cases;
+}
+
+ShapeGrid backward_grid(c10::Device device, const Norm& norm) {
+  return row_op_grid(device, [norm](int64_t rows, int64_t width, c10::ScalarType dtype, c10::Device device) {
+    const at::Tensor input = uniform_on_device({rows, width}, dtype, device, Fill{});
+    return backward_arguments(norm, input, BackwardCall{{rows, width}}, 1, uniform_on_device);
+  });
+}
+
+OpEntry backward_entry(const char* op_symbol, const Norm& norm) {
+  OpEntry entry = norm_entry(op_symbol);
+  entry.differentiable = false;  // a gradient itself; its double backward is not judged
+  entry.cost = backward_cost;
+  // The column gradients sum every row's products: in float32, over the thousands of rows of
+  // a sample, summed in another order than aten's, the two differ by up to ~1e-5 relative
+  // (seen at [4099,24]: 4.6e-6); the float64 check still bounds them by aten's own error.
+  entry.tolerances = {{at::kFloat, {1e-5, 1e-5}}};
+  entry.samples = [norm](c10::Device device, c10::ScalarType dtype) { return backward_samples(device, dtype, norm); };
+  entry.error_samples = [norm](c10::Device device) { return backward_errors(device, norm); };
+  entry.bench_cases = [norm](c10::Device device) { return backward_bench_cases(device, norm); };
+  entry.grid = [norm](c10::Device device) { return backward_grid(device, norm); };
+  return entry;
 }
 
 }  // namespace
@@ -392,17 +469,8 @@ void register_norm_op_db() {
   };
   register_op_entry(std::move(rms_norm));
 
-  OpEntry rms_norm_backward = norm_entry("_fused_rms_norm_backward");
-  rms_norm_backward.differentiable = false;  // a gradient itself; its double backward is not judged
-  rms_norm_backward.cost = rms_backward_cost;
-  // grad_weight sums every row's g * x * rstd: in float32, over the thousands of rows of a
-  // sample, summed in another order than aten's, the two differ by up to ~1e-5 relative
-  // (seen at [4099,24]: 4.6e-6); the float64 check still bounds it by aten's own error.
-  rms_norm_backward.tolerances = {{at::kFloat, {1e-5, 1e-5}}};
-  rms_norm_backward.samples = rms_backward_samples;
-  rms_norm_backward.error_samples = rms_backward_errors;
-  rms_norm_backward.bench_cases = rms_backward_bench_cases;
-  register_op_entry(std::move(rms_norm_backward));
+  register_op_entry(backward_entry("_fused_rms_norm_backward", kRmsNorm));
+  register_op_entry(backward_entry("native_layer_norm_backward", kLayerNorm));
 }
 
 }  // namespace native_ops::kernels
