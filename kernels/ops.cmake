@@ -8,4 +8,5 @@ set(NATIVE_OPS_OPS
   softmax_backward
   add_
   norm
-  argmax)
+  argmax
+  embedding_backward)
