@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# gpu_check.sh --out DIR [--op OP]... [--step STEP]... [options]: on a machine with an
+# NVIDIA GPU, builds native-ops and runs the GPU checks of docs/BENCHMARKS.md for the given
+# ops, one log (and JSON report) a step and op in DIR, and a line a step in DIR/summary.log.
+# A step that fails does not stop the others; the exit status is 1 if any failed.
+set -uo pipefail
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+usage() {
+  cat <<'TXT'
+usage: scripts/gpu_check.sh --out DIR [--op OP]... [--step STEP]... [options]
+
+  --out DIR        where the logs and reports go (created; refused if it holds anything)
+  --op OP          an op symbol ("native_layer_norm_backward"); repeatable; none: every op
+  --step STEP      repeatable, run in this order (default: build test bench ctest):
+                     build   scripts/setup.sh, then configure and build everything
+                     test    native-ops test --dsl cuda --device cuda [--op OP]
+                     triton  native-ops test --dsl triton --device cuda [--op OP]
+                     bench   native-ops bench --device cuda [--op OP]
+                     grid    native-ops bench --grid --device cuda [--op OP]
+                     routed  native-ops bench --grid --as-routed --device cuda [--op OP]
+                     tune    native-ops tune --device cuda --op OP (needs --op)
+                     ctest   ctest -L gpu in build/
+                     e2e     bench/e2e.py with the library loaded and without
+  --seconds S      time per (node, cell) of grid and routed (default 0.03)
+  --budget S       tune's time budget per op (default 60)
+  --vocab N        e2e's vocabulary (default 50257)
+  --timeout S      stop any one command after S seconds (default: none)
+  --tar FILE       after each step, write DIR's files to the tar archive FILE
+TXT
+}
+
+fail_usage() {
+  echo "gpu_check: $1" >&2
+  echo "run scripts/gpu_check.sh --help for the options" >&2
+  exit 2
+}
+
+positive_number() { [[ "$1" =~ ^[0-9]+([.][0-9]+)?$ ]] && [[ ! "$1" =~ ^0+([.]0+)?$ ]]; }
+
+out="" tar_file="" seconds=0.03 budget=60 vocab=50257 timeout_s=""
+ops=() steps=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    -h | --help) usage; exit 0 ;;
+    --out | --op | --step | --seconds | --budget | --vocab | --timeout | --tar)
+      if [ $# -lt 2 ] || [ -z "$2" ]; then fail_usage "$1 needs a value"; fi
+      case "$1" in
+        --out) out=$2 ;;
+        --op) ops+=("$2") ;;
+        --step) steps+=("$2") ;;
+        --seconds) positive_number "$2" || fail_usage "--seconds '$2' is not a positive number"; seconds=$2 ;;
+        --budget) positive_number "$2" || fail_usage "--budget '$2' is not a positive number"; budget=$2 ;;
+        --vocab) [[ "$2" =~ ^[1-9][0-9]*$ ]] || fail_usage "--vocab '$2' is not a positive integer"; vocab=$2 ;;
+        --timeout) positive_number "$2" || fail_usage "--timeout '$2' is not a positive number"; timeout_s=$2 ;;
+        --tar) tar_file=$2 ;;
+      esac
+      shift 2 ;;
+    *) fail_usage "unknown argument '$1'" ;;
+  esac
+done
+[ -n "$out" ] || fail_usage "--out DIR is required: the directory the logs go to"
+[ ${#steps[@]} -gt 0 ] || steps=(build test bench ctest)
+for step in "${steps[@]}"; do
+  case "$step" in
+    build | test | triton | bench | grid | routed | ctest | e2e) ;;
+    tune) [ ${#ops[@]} -gt 0 ] || fail_usage "--step tune needs --op: tune one op at a time" ;;
+    *) fail_usage "unknown step '$step': one of build test triton bench grid routed tune ctest e2e" ;;
+  esac
+done
+if [ -e "$out" ] && { [ ! -d "$out" ] || [ -n "$(ls -A "$out")" ]; }; then
+  fail_usage "--out $out exists and is not an empty directory: name a new one (nothing there is overwritten)"
+fi
+if [ -n "$tar_file" ] && [ -e "$tar_file" ]; then
+  fail_usage "--tar $tar_file exists: name a new file (nothing is overwritten)"
+fi
+if [ ! -e /proc/driver/nvidia/version ]; then
+  echo "gpu_check: no NVIDIA driver is loaded (/proc/driver/nvidia/version is missing): run it on a machine with an NVIDIA GPU" >&2
+  exit 1
+fi
+mkdir -p "$out" || { echo "gpu_check: cannot create $out" >&2; exit 1; }
+out=$(cd "$out" && pwd)
+[ -z "$tar_file" ] || tar_file=$(cd "$(dirname "$tar_file")" && pwd)/$(basename "$tar_file")
+
+cli="$root/build/cli/native-ops"
+started=$(date +%s)
+failed=0
+# run NAME COMMAND...: the command's output to DIR/NAME.log, its time and status to summary.log.
+run() {
+  local name=$1 status begin
+  shift
+  begin=$(date +%s)
+  if [ -n "$timeout_s" ]; then
+    timeout "$timeout_s" "$@" >"$out/$name.log" 2>&1
+  else
+    "$@" >"$out/$name.log" 2>&1
+  fi
+  status=$?
+  [ $status -eq 0 ] || failed=1
+  printf '%-40s %s %5ss  (at %ss)\n' "$name" "$([ $status -eq 0 ] && echo ok || echo "FAILED rc=$status")" \
+    "$(($(date +%s) - begin))" "$(($(date +%s) - started))" | tee -a "$out/summary.log"
+  return $status
+}
+# each NAME-PREFIX COMMAND...: the command once per --op (with --op OP), or once without.
+each() {
+  local prefix=$1
+  shift
+  if [ ${#ops[@]} -eq 0 ]; then
+    run "$prefix" "$@"
+  else
+    for op in "${ops[@]}"; do run "${prefix}_$op" "$@" --op "$op"; done
+  fi
+}
+# JSON reports take the op in their name: each_json NAME-PREFIX COMMAND... (--json-file added).
+each_json() {
+  local prefix=$1
+  shift
+  if [ ${#ops[@]} -eq 0 ]; then
+    run "$prefix" "$@" --json-file "$out/$prefix.json"
+  else
+    for op in "${ops[@]}"; do run "${prefix}_$op" "$@" --op "$op" --json-file "$out/${prefix}_$op.json"; done
+  fi
+}
+
+for step in "${steps[@]}"; do
+  case "$step" in
+    build) run build bash -c "'$root/scripts/setup.sh' && '$root/scripts/build.sh'" || break ;;
+    test) each test "$cli" test --dsl cuda --device cuda ;;
+    triton) each triton "$cli" test --dsl triton --device cuda ;;
+    bench) each_json bench "$cli" bench --device cuda ;;
+    grid) each_json grid "$cli" bench --grid --device cuda --seconds "$seconds" ;;
+    routed) each_json routed "$cli" bench --grid --as-routed --device cuda --seconds "$seconds" ;;
+    tune)
+      for op in "${ops[@]}"; do
+        run "tune_$op" "$cli" tune --op "$op" --device cuda --budget "$budget" -o "$out/tune_$op.json" \
+          --results "$out/tune_$op.raw.json"
+      done ;;
+    ctest) run ctest ctest --test-dir "$root/build" -L gpu --output-on-failure ;;
+    e2e)
+      run e2e python3 "$root/bench/e2e.py" --library "$root/build/lib/libnative_ops_torch.so" --device cuda \
+        --vocab "$vocab" --rounds 2 --json "$out/e2e.json" ;;
+  esac
+  [ -z "$tar_file" ] || tar -C "$out" -cf "$tar_file" .
+done
+[ -z "$tar_file" ] || tar -C "$out" -cf "$tar_file" .
+exit $failed
