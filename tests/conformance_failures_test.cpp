@@ -3,14 +3,17 @@
 #include <atomic>
 #include <set>
 
+#include <ATen/TensorOperators.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/empty_like.h>
+#include <ATen/ops/floor.h>
 #include <ATen/ops/mul.h>
 #include <ATen/ops/mul_ops.h>
 #include <ATen/ops/nan_to_num.h>
 #include <ATen/ops/native_layer_norm.h>
 #include <ATen/ops/native_layer_norm_backward_ops.h>
 #include <ATen/ops/ones.h>
+#include <ATen/ops/topk_ops.h>
 #include <ATen/ops/zeros_like.h>
 #include <gtest/gtest.h>
 
@@ -55,7 +58,8 @@ std::vector<Sample> binary_samples(const std::string& node) {
 
 // Registers an op database entry (tagged alpha) and sweeps `node` with it.
 std::vector<SampleResult> sweep(const std::string& op_symbol, const std::string& node,
-                                std::function<std::vector<Sample>()> samples, std::vector<ErrorSample> errors = {}) {
+                                std::function<std::vector<Sample>()> samples, std::vector<ErrorSample> errors = {},
+                                const std::function<void(OpEntry&)>& adjust = {}) {
   OpEntry entry;
   entry.op_symbol = op_symbol;
   entry.dsls = {"alpha"};
@@ -66,6 +70,7 @@ std::vector<SampleResult> sweep(const std::string& op_symbol, const std::string&
   entry.error_samples = [errors](c10::Device) { return errors; };
   entry.cost = [](const torch::jit::Stack&) { return Cost{}; };
   entry.bench_cases = [](c10::Device) { return std::vector<BenchCase>{}; };
+  if (adjust) adjust(entry);
   register_op_entry(std::move(entry));
   init();
   SweepOptions options;
@@ -331,6 +336,83 @@ TEST(ConformanceCatches, AnOutputDefinedWhereTheReferencesIsNot) {
   const Mismatch* m = find_mismatch(results, "count");
   ASSERT_NE(m, nullptr) << all_messages(results);
   EXPECT_NE(m->message.find("output 1 is defined where the reference's is not"), std::string::npos) << m->message;
+}
+
+// Which of equal elements topk returns, and the order of unsorted results, are aten's to
+// choose: an override that picks other equal elements (the last ones: topk of the reversed
+// row) passes where the entry makes outputs canonical, and only there; wrong values fail
+// either way.
+using TopkImpl = TypedImpl<at::_ops::topk>;
+
+std::tuple<at::Tensor, at::Tensor> topk_from_the_end(const at::Tensor& self, c10::SymInt k, int64_t dim, bool largest,
+                                                     bool sorted) {
+  const auto [values, indices] = call_original<at::_ops::topk>(self.flip({-1}), std::move(k), dim, largest, sorted);
+  return {values, (self.size(-1) - 1) - indices};
+}
+
+// topk's values sorted, and the elements its indices gather, sorted.
+torch::jit::Stack topk_canonical(const torch::jit::Stack& arguments, const torch::jit::Stack& outputs) {
+  const int64_t dim = arguments[2].toInt();
+  const bool largest = arguments[3].toBool();
+  auto sorted = [&](const at::Tensor& t) { return std::get<0>(t.sort(dim, largest)); };
+  return {sorted(outputs[0].toTensor()), sorted(arguments[0].toTensor().gather(dim, outputs[1].toTensor()))};
+}
+
+std::vector<SampleResult> sweep_topk(TopkImpl impl, bool canonical) {
+  testing::register_test_dsls();
+  const std::string node = register_op_override<at::_ops::topk>(
+      "alpha", c10::DispatchKey::CPU,
+      [](const at::Tensor& self, const c10::SymInt&, int64_t dim, bool, bool) {
+        return self.scalar_type() == at::kFloat && self.dim() == 2 && (dim == -1 || dim == 1);
+      },
+      std::move(impl));
+  // Rows of a few distinct values: most of the k kept have equal ones left out.
+  auto ties = [](uint64_t seed) { return at::floor(make({6, 20}, seed) / 4); };
+  return sweep(
+      "topk", node,
+      [node, ties] {
+        return std::vector<Sample>{
+            {"f32[6,20] of few values, k 5, sorted",
+             SampleClass::typical,
+             {ties(11), int64_t{5}, int64_t{-1}, true, true},
+             {node}},
+            {"f32[6,20] of few values, k 7, smallest, unsorted",
+             SampleClass::typical,
+             {ties(12), int64_t{7}, int64_t{-1}, false, false},
+             {node}},
+        };
+      },
+      {},
+      [canonical](OpEntry& entry) {
+        entry.differentiable = false;  // the gradient lands where the indices point
+        if (canonical) entry.canonical_outputs = topk_canonical;
+      });
+}
+
+TEST(ConformanceCatches, NothingWhenTopkPicksOtherEqualElementsAndOutputsAreMadeCanonical) {
+  const auto results = sweep_topk(&topk_from_the_end, /*canonical=*/true);
+  EXPECT_TRUE(failed_checks(results).empty()) << all_messages(results);
+  EXPECT_EQ(results.size(), 3u);  // two samples and the coverage result
+}
+
+TEST(ConformanceCatches, OtherEqualElementsWhereOutputsAreComparedAsTheyAre) {
+  const auto results = sweep_topk(&topk_from_the_end, /*canonical=*/false);
+  const Mismatch* m = find_mismatch(results, "values");
+  ASSERT_NE(m, nullptr) << all_messages(results);
+  EXPECT_NE(m->message.find("output 1"), std::string::npos) << m->message;  // the indices
+}
+
+TEST(ConformanceCatches, WrongTopkValuesWhereOutputsAreMadeCanonical) {
+  const auto results = sweep_topk(
+      [](const at::Tensor& self, c10::SymInt k, int64_t dim, bool largest, bool sorted) {
+        auto [values, indices] = topk_from_the_end(self, std::move(k), dim, largest, sorted);
+        values.select(1, 0).add_(1);
+        return std::tuple<at::Tensor, at::Tensor>{values, indices};
+      },
+      /*canonical=*/true);
+  const Mismatch* m = find_mismatch(results, "values");
+  ASSERT_NE(m, nullptr) << all_messages(results);
+  EXPECT_NE(m->message.find("output 0"), std::string::npos) << m->message;
 }
 
 }  // namespace

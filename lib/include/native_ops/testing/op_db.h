@@ -121,6 +121,14 @@ struct NATIVE_OPS_API OpEntry {
   bool differentiable = false;
   /// Also compare against the original kernel run in float64 on upcast inputs.
   bool upcast_reference = true;
+  /// For ops whose results aten leaves partly open (which of equal elements topk returns,
+  /// the order of unsorted results): maps a call's arguments and outputs to outputs that
+  /// differ only where results truly differ (topk: its values sorted, and the elements its
+  /// indices gather, sorted). Applied to the routed, the reference and the float64 outputs
+  /// before they are compared (gradients are compared as they are); unset, outputs are
+  /// compared as they are.
+  std::function<torch::jit::Stack(const torch::jit::Stack& arguments, const torch::jit::Stack& outputs)>
+      canonical_outputs;
   /// Sample classes the op cannot have, with why ("bmm takes 3-D tensors only").
   std::map<SampleClass, std::string> inapplicable_classes;
 
