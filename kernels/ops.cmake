@@ -9,4 +9,5 @@ set(NATIVE_OPS_OPS
   add_
   norm
   argmax
-  embedding_backward)
+  embedding_backward
+  topk)

@@ -1,0 +1,401 @@
+// topk over the last dimension on the GPU, a block a row. Each element becomes an unsigned
+// key whose order is the selection's (NaN above every number, as aten orders it; smallest:
+// the keys inverted), and a candidate is the key and the column in one 64-bit word, larger
+// keys and then smaller columns first.
+//
+// The fast path reads the row once, and a sample of it: the sample (all the row when it is
+// short) gives a threshold, the key of a rank in the sample chosen so that at least k of
+// the row reach it but seldom more than shared memory holds; one pass over the row tests each
+// 16-byte vector against the threshold's value with float compares and collects the keys
+// that reach it into shared memory (an atomic a warp, only where a lane has one), and a
+// bitonic sort of the candidates puts the k first. Where the sample misjudged the row
+// (fewer than k reach the threshold, or more than shared memory holds) an exact radix
+// select over the row finds the k-th key digit by digit (a histogram a digit), and a last
+// pass collects the keys above it and the first columns equal to it.
+#include <cstdint>
+
+#include "cuda_abi.h"
+#include "dsls/cuda/common.cuh"
+
+namespace native_ops::cuda {
+namespace {
+
+// 256 threads and four blocks an SM: while one block samples or sorts, the others stream.
+constexpr int kThreads = 256;
+constexpr int kBlocksPerSm = 4;
+constexpr int kWarps = kThreads / 32;
+// Candidates shared memory holds (32 KiB), and sample elements (4096 keys, 16 KiB).
+constexpr int kCandidates = 4096;
+constexpr int kSample = 4096;
+constexpr int kSampleChunk = 32;  // contiguous elements a warp reads a sample chunk
+// Digits of the radix select: a wide first one over the row (fewer passes over global
+// memory), 8-bit ones over the sample (a bin a thread).
+constexpr int kRowFirstDigitBits = 12;
+constexpr int kDigitBits = 8;
+// 16-byte vectors a thread loads before it uses the first.
+constexpr int kUnroll = 4;
+
+template <class T>
+struct KeyTraits;
+template <>
+struct KeyTraits<float> {
+  static constexpr uint32_t kSign = 0x80000000u, kAll = 0xffffffffu, kInfinity = 0x7f800000u;
+  static __device__ __forceinline__ uint32_t bits(float x) { return __float_as_uint(x); }
+  static __device__ __forceinline__ float value(uint32_t bits) { return __uint_as_float(bits); }
+};
+template <>
+struct KeyTraits<__half> {
+  static constexpr uint32_t kSign = 0x8000u, kAll = 0xffffu, kInfinity = 0x7c00u;
+  static __device__ __forceinline__ uint32_t bits(__half x) { return __half_as_ushort(x); }
+  static __device__ __forceinline__ float value(uint32_t bits) {
+    return __half2float(__ushort_as_half(static_cast<unsigned short>(bits)));
+  }
+};
+template <>
+struct KeyTraits<__nv_bfloat16> {
+  static constexpr uint32_t kSign = 0x8000u, kAll = 0xffffu, kInfinity = 0x7f80u;
+  static __device__ __forceinline__ uint32_t bits(__nv_bfloat16 x) { return __bfloat16_as_ushort(x); }
+  static __device__ __forceinline__ float value(uint32_t bits) { return __uint_as_float(bits << 16); }
+};
+
+// The key of x: a larger x (a smaller one, when not `largest`), a larger key; NaN ordered
+// above every number either way, as aten's topk orders it.
+template <class T>
+__device__ __forceinline__ uint32_t ordered_key(T x, bool largest) {
+  using K = KeyTraits<T>;
+  const uint32_t bits = K::bits(x);
+  if ((bits & ~K::kSign) > K::kInfinity) return largest ? K::kAll : 0u;
+  const uint32_t key = (bits & K::kSign) != 0 ? (~bits & K::kAll) : (bits | K::kSign);
+  return largest ? key : (~key & K::kAll);
+}
+
+// The value of which every x with ordered_key(x) >= key is at least (at most, when not
+// `largest`) in float order; NaN when such keys are only NaN's, which no float compare
+// excludes.
+template <class T>
+__device__ __forceinline__ float threshold_value(uint32_t key, bool largest) {
+  using K = KeyTraits<T>;
+  const uint32_t ascending = largest ? key : (~key & K::kAll);  // the key of x in largest order
+  return K::value((ascending & K::kSign) != 0 ? (ascending & ~K::kSign) : (~ascending & K::kAll));
+}
+
+// Larger keys first, then smaller columns: the order of a sorted topk.
+__device__ __forceinline__ uint64_t candidate(uint32_t key, int64_t column) {
+  return (uint64_t{key} << 32) | (~static_cast<uint32_t>(column));
+}
+__device__ __forceinline__ int32_t candidate_column(uint64_t c) {
+  return static_cast<int32_t>(~static_cast<uint32_t>(c));
+}
+
+template <class T>
+struct TopkArgs {
+  const T* in;
+  T* values;
+  int64_t* indices;
+  int64_t width;
+  int k;
+  bool largest;
+};
+
+// The sum of `value` over the threads before this one, in thread order; `total` gets the
+// block's sum. Every thread of the block must call it.
+__device__ __forceinline__ uint32_t block_exclusive_scan(uint32_t value, uint32_t& total, uint32_t* warp_sums) {
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  uint32_t inclusive = value;
+#pragma unroll
+  for (int offset = 1; offset < 32; offset *= 2) {
+    const uint32_t before = __shfl_up_sync(0xffffffffu, inclusive, offset);
+    if (lane >= offset) inclusive += before;
+  }
+  if (lane == 31) warp_sums[warp] = inclusive;
+  __syncthreads();
+  uint32_t before_warp = 0;
+  total = 0;
+#pragma unroll
+  for (int w = 0; w < kWarps; ++w) {
+    if (w < warp) before_warp += warp_sums[w];
+    total += warp_sums[w];
+  }
+  __syncthreads();  // warp_sums is free for the next scan
+  return before_warp + inclusive - value;
+}
+
+// Calls f(x, present, column) for runs of the row's elements, x[0, present) at columns
+// [column, column + present): a scalar head up to the first 16-byte boundary, the aligned
+// middle in whole vectors (kUnroll a thread in flight), a scalar tail.
+template <class T, class F>
+__device__ __forceinline__ void for_each_run(const T* row, int64_t width, F&& f) {
+  constexpr int kVec = 16 / sizeof(T);
+  using Vector = Vec<T, kVec>;
+  const int t = static_cast<int>(threadIdx.x);
+  const int64_t misaligned = static_cast<int64_t>(reinterpret_cast<uintptr_t>(row) % 16 / sizeof(T));
+  const int64_t head = misaligned == 0 ? 0 : min(width, int64_t{kVec} - misaligned);
+  if (t < head) f(row + t, 1, int64_t{t});
+  const int64_t vectors = (width - head) / kVec;
+  const Vector* body = reinterpret_cast<const Vector*>(row + head);
+  for (int64_t first = t; first < vectors; first += int64_t{kThreads} * kUnroll) {
+    Vector x[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      if (first + u * kThreads < vectors) x[u] = body[first + u * kThreads];
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      if (first + u * kThreads < vectors) f(x[u].v, kVec, head + (first + u * kThreads) * kVec);
+    }
+  }
+  const int64_t tail = head + vectors * kVec;
+  if (tail + t < width) f(row + tail + t, 1, tail + t);
+}
+
+// Adds one to hist[digit] for the calling thread, one atomic a distinct digit a warp.
+__device__ __forceinline__ void count_digit(uint32_t* hist, uint32_t digit) {
+  const unsigned active = __activemask();
+  const unsigned same = __match_any_sync(active, digit);
+  if ((threadIdx.x % 32) == static_cast<unsigned>(__ffs(same) - 1)) atomicAdd(&hist[digit], __popc(same));
+}
+
+// The keys of rank `rank` (1: the largest) among those for_each_key(f) passes to f, found
+// digit by digit from the top: keys whose resolved bits (key & mask) exceed prefix rank
+// above it; `remaining` more are to come from those whose resolved bits equal it. Stops at
+// the first digit whose whole bin is taken. hist holds 2^kFirstBits counts.
+struct Selection {
+  uint32_t prefix = 0, mask = 0, remaining = 0;
+};
+template <int kKeyBits, int kFirstBits, class ForEachKey>
+__device__ Selection radix_select(uint32_t rank, uint32_t* hist, uint32_t* warp_sums, uint32_t* found,
+                                  ForEachKey&& for_each_key) {
+  const int t = static_cast<int>(threadIdx.x);
+  Selection s;
+  s.remaining = rank;
+  for (int shift = kKeyBits; shift > 0;) {
+    const int bits = shift == kKeyBits ? kFirstBits : min(kDigitBits, shift);
+    shift -= bits;
+    const uint32_t bins = 1u << bits;
+    for (uint32_t b = t; b < bins; b += kThreads) hist[b] = 0;
+    __syncthreads();
+    for_each_key([&](uint32_t key) {
+      if ((key & s.mask) == s.prefix) count_digit(hist, (key >> shift) & (bins - 1));
+    });
+    __syncthreads();
+    // Thread t owns bins [hi - per, hi), the top ones first: the digit is where the keys
+    // above it fall short of `remaining` and its bin's make it up.
+    const int per = static_cast<int>((bins + kThreads - 1) / kThreads);
+    const int hi = static_cast<int>(bins) - t * per;
+    const int lo = max(0, hi - per);
+    uint32_t own = 0;
+    for (int b = lo; b < hi; ++b) own += hist[b];
+    uint32_t total = 0;
+    const uint32_t above = block_exclusive_scan(own, total, warp_sums);
+    if (above < s.remaining && s.remaining <= above + own) {
+      uint32_t running = above;
+      for (int b = hi - 1; b >= lo; --b) {
+        if (running + hist[b] >= s.remaining) {
+          found[0] = static_cast<uint32_t>(b);
+          found[1] = running;
+          break;
+        }
+        running += hist[b];
+      }
+    }
+    __syncthreads();
+    const uint32_t digit = found[0];
+    const uint32_t in_bin = hist[digit];
+    s.remaining -= found[1];
+    s.prefix |= digit << shift;
+    s.mask |= (bins - 1) << shift;
+    __syncthreads();                   // hist and found are read before the next pass writes them
+    if (in_bin == s.remaining) break;  // the whole bin is taken: no lower digit matters
+  }
+  return s;
+}
+
+// Sorts items[0, count) descending in place (count <= kCandidates), padding with zeros,
+// which no candidate is, up to a power of two.
+__device__ void sort_descending(uint64_t* items, int count) {
+  const int t = static_cast<int>(threadIdx.x);
+  int size = 1;
+  while (size < count) size *= 2;
+  for (int i = count + t; i < size; i += kThreads) items[i] = 0;
+  __syncthreads();
+  for (int span = 2; span <= size; span *= 2) {
+    for (int stride = span / 2; stride > 0; stride /= 2) {
+      for (int pair = t; pair < size / 2; pair += kThreads) {
+        const int lo = (pair / stride) * stride * 2 + pair % stride;
+        const int hi = lo + stride;
+        const bool descending = (lo & span) == 0;
+        const uint64_t a = items[lo], b = items[hi];
+        if ((a < b) == descending) {
+          items[lo] = b;
+          items[hi] = a;
+        }
+      }
+      __syncthreads();
+    }
+  }
+}
+
+template <class T>
+__global__ void __launch_bounds__(kThreads, kBlocksPerSm) topk_rows(TopkArgs<T> a) {
+  constexpr int kKeyBits = sizeof(T) * 8;
+  __shared__ uint64_t items[kCandidates];
+  __shared__ uint32_t warp_sums[kWarps];
+  __shared__ uint32_t found[2];  // radix_select's digit, and how many keys lie above its bin
+  __shared__ uint32_t collected;
+  // The histogram and the sample share the candidates' memory; neither outlives them.
+  uint32_t* hist = reinterpret_cast<uint32_t*>(items);
+  uint32_t* sample = reinterpret_cast<uint32_t*>(items) + (1 << kRowFirstDigitBits);
+  static_assert(kCandidates * 2 >= (1 << kRowFirstDigitBits) + kSample, "hist and sample fit in items");
+  static_assert(kSample % (kWarps * kSampleChunk) == 0, "whole chunks a warp");
+  const T* row = a.in + int64_t{blockIdx.x} * a.width;
+  const int t = static_cast<int>(threadIdx.x);
+  const int lane = t % 32, warp = t / 32;
+
+  // The threshold: the key of rank `rank` in the sample.
+  const bool whole_row = a.width <= kSample;
+  const int sampled = whole_row ? static_cast<int>(a.width) : kSample;
+  if (whole_row) {
+    for (int i = t; i < sampled; i += kThreads) sample[i] = ordered_key(row[i], a.largest);
+  } else {
+    constexpr int kChunks = kSample / kSampleChunk;
+    const int64_t spacing = a.width / kChunks;
+    for (int chunk = warp; chunk < kChunks; chunk += kWarps) {
+      sample[chunk * kSampleChunk + lane] = ordered_key(row[chunk * spacing + lane], a.largest);
+    }
+  }
+  if (t == 0) collected = 0;
+  __syncthreads();
+  // The sample holds about `expected` of the row's k largest (Poisson); a rank 3 standard
+  // deviations and 8 above it leaves fewer than k reaching the threshold in under one row
+  // in 10^3 (k <= 1024; 10^-5 or fewer at k 50 to 256 of vocabulary rows).
+  const float expected = static_cast<float>(a.k) * kSample / static_cast<float>(a.width);
+  const uint32_t rank = whole_row
+                            ? static_cast<uint32_t>(a.k)
+                            : static_cast<uint32_t>(min(ceilf(expected + 3 * sqrtf(expected)) + 8, float{kSample}));
+  const uint32_t threshold = radix_select<kKeyBits, kDigitBits>(rank, hist, warp_sums, found, [&](auto&& f) {
+                               for (int i = t; i < sampled; i += kThreads) f(sample[i]);
+                             }).prefix;
+
+  // Every element at or above the threshold, in an order of the atomics' choosing. The
+  // float compares pass a superset (NaN, and -0 with +0), the keys decide.
+  const float limit = threshold_value<T>(threshold, a.largest);
+  for_each_run(row, a.width, [&](const T* x, int present, int64_t column) {
+    bool any = false;
+#pragma unroll
+    for (int j = 0; j < present; ++j) any |= a.largest ? !(to_float(x[j]) < limit) : !(to_float(x[j]) > limit);
+    if (!any) return;
+    for (int j = 0; j < present; ++j) {
+      const uint32_t key = ordered_key(x[j], a.largest);
+      if (key < threshold) continue;
+      const unsigned peers = __activemask();
+      const int leader = __ffs(peers) - 1;
+      uint32_t base = 0;
+      if (lane == leader) base = atomicAdd(&collected, static_cast<uint32_t>(__popc(peers)));
+      const uint32_t slot = __shfl_sync(peers, base, leader) + __popc(peers & ((1u << lane) - 1));
+      if (slot < kCandidates) items[slot] = candidate(key, column + j);
+    }
+  });
+  __syncthreads();
+  const uint32_t count = collected;
+
+  int sorted_count = static_cast<int>(count);
+  if (count < static_cast<uint32_t>(a.k) || count > kCandidates) {
+    // The exact path: the k-th key, then the keys above it and the first columns equal to
+    // it, placed by block scans in column order. Each round a thread holds consecutive
+    // columns, the threads in column order.
+    const Selection s =
+        radix_select<kKeyBits, kRowFirstDigitBits>(static_cast<uint32_t>(a.k), hist, warp_sums, found, [&](auto&& f) {
+          for_each_run(row, a.width, [&](const T* x, int present, int64_t) {
+            for (int j = 0; j < present; ++j) f(ordered_key(x[j], a.largest));
+          });
+        });
+    const uint32_t taken_above = static_cast<uint32_t>(a.k) - s.remaining;
+    uint32_t above_base = 0, tie_base = 0;
+    constexpr int kVec = 16 / sizeof(T);
+    auto round = [&](const T* x, int present, int64_t column) {
+      uint8_t kind[kVec];  // 0: left out, 1: above, 2: equal
+      uint32_t keys[kVec];
+      uint32_t above = 0, ties = 0;
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) {
+        kind[j] = 0;
+        if (j >= present) continue;
+        keys[j] = ordered_key(x[j], a.largest);
+        const uint32_t resolved = keys[j] & s.mask;
+        kind[j] = resolved > s.prefix ? 1 : resolved == s.prefix ? 2 : 0;
+        above += kind[j] == 1;
+        ties += kind[j] == 2;
+      }
+      uint32_t total = 0;
+      const uint32_t offsets = block_exclusive_scan(above | (ties << 16), total, warp_sums);
+      uint32_t above_slot = above_base + (offsets & 0xffffu), tie_rank = tie_base + (offsets >> 16);
+#pragma unroll
+      for (int j = 0; j < kVec; ++j) {
+        if (kind[j] == 0) continue;
+        uint32_t slot;
+        if (kind[j] == 1) {
+          slot = above_slot++;
+        } else {
+          if (tie_rank >= s.remaining) continue;
+          slot = taken_above + tie_rank++;
+        }
+        items[slot] = candidate(keys[j], column + j);
+      }
+      above_base += total & 0xffffu;
+      tie_base += total >> 16;
+    };
+    const int64_t misaligned = static_cast<int64_t>(reinterpret_cast<uintptr_t>(row) % 16 / sizeof(T));
+    const int64_t head = misaligned == 0 ? 0 : min(a.width, int64_t{kVec} - misaligned);
+    auto done = [&] { return above_base == taken_above && tie_base >= s.remaining; };
+    {
+      T x[kVec];
+      x[0] = t < head ? row[t] : T{};
+      round(x, t < head ? 1 : 0, t);
+    }
+    const int64_t vectors = (a.width - head) / kVec;
+    const Vec<T, kVec>* body = reinterpret_cast<const Vec<T, kVec>*>(row + head);
+    for (int64_t first = 0; first < vectors && !done(); first += kThreads) {
+      const int64_t v = first + t;
+      Vec<T, kVec> x;
+      if (v < vectors) x = body[v];
+      round(x.v, v < vectors ? kVec : 0, head + v * kVec);
+    }
+    const int64_t tail = head + vectors * kVec;
+    if (!done()) {
+      T x[kVec];
+      x[0] = tail + t < a.width ? row[tail + t] : T{};
+      round(x, tail + t < a.width ? 1 : 0, tail + t);
+    }
+    sorted_count = a.k;
+  }
+  sort_descending(items, sorted_count);
+
+  T* values = a.values + int64_t{blockIdx.x} * a.k;
+  int64_t* indices = a.indices + int64_t{blockIdx.x} * a.k;
+  for (int i = t; i < a.k; i += kThreads) {
+    const int32_t column = candidate_column(items[i]);
+    values[i] = row[column];
+    indices[i] = column;
+  }
+}
+
+}  // namespace
+}  // namespace native_ops::cuda
+
+NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_topk_rows(int dtype, int largest, const void* in, void* values,
+                                                    int64_t* indices, int64_t rows, int64_t width, int64_t k,
+                                                    void* stream) {
+  using namespace native_ops::cuda;
+  if (k < 1 || k > NATIVE_OPS_TOPK_MAX_K || k > width || width >= (int64_t{1} << 31) || rows > 0x7fffffff) {
+    return static_cast<int>(cudaErrorInvalidValue);
+  }
+  if (rows == 0) return 0;
+  return dispatch_dtype(dtype, [&](auto element) {
+    using T = decltype(element);
+    const TopkArgs<T> args{
+        static_cast<const T*>(in), static_cast<T*>(values), indices, width, static_cast<int>(k), largest != 0};
+    topk_rows<T><<<static_cast<unsigned>(rows), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(args);
+    return static_cast<int>(cudaGetLastError());
+  });
+}
