@@ -1,6 +1,6 @@
 // topk at CUDA over the last dimension of contiguous float32, float16 and bfloat16 tensors,
-// k up to NATIVE_OPS_TOPK_MAX_K: a block a row selects from a sample's threshold, sorted
-// whether asked or not (kernels/topk/cuda_kernels.cu).
+// k up to NATIVE_OPS_TOPK_MAX_K: a block a row (or a slice of one, where rows are few)
+// selects from a sample's threshold, sorted whether asked or not (kernels/topk/cuda_kernels.cu).
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/topk_ops.h>
@@ -43,10 +43,18 @@ std::tuple<at::Tensor, at::Tensor> topk(const at::Tensor& self, c10::SymInt k, i
   at::Tensor values = at::empty(sizes, self.options());
   at::Tensor indices = at::empty(sizes, self.options().dtype(at::kLong));
   const int64_t width = self.size(-1);
+  const int64_t rows = self.numel() / width;
+  const int dtype = cuda::dtype_code(self);
+  static const auto topk_workspace = cuda::kernel<NativeOpsTopkWorkspaceFn>(NATIVE_OPS_TOPK_WORKSPACE_SYMBOL);
   static const auto topk_rows = cuda::kernel<NativeOpsTopkRowsFn>(NATIVE_OPS_TOPK_ROWS_SYMBOL);
+  int64_t bytes = 0;
+  cuda::check(topk_workspace(dtype, rows, width, count, &bytes), "topk_workspace");
+  at::Tensor workspace;
+  if (bytes > 0) workspace = at::empty({bytes}, self.options().dtype(at::kByte));
   cuda::check(
-      topk_rows(cuda::dtype_code(self), largest ? 1 : 0, self.const_data_ptr(), values.mutable_data_ptr(),
-                indices.mutable_data_ptr<int64_t>(), self.numel() / width, width, count, cuda::current_stream(self)),
+      topk_rows(dtype, largest ? 1 : 0, self.const_data_ptr(), values.mutable_data_ptr(),
+                indices.mutable_data_ptr<int64_t>(), rows, width, count,
+                workspace.defined() ? workspace.mutable_data_ptr() : nullptr, bytes, cuda::current_stream(self)),
       "topk_rows");
   return {std::move(values), std::move(indices)};
 }

@@ -11,7 +11,9 @@
 // bitonic sort of the candidates puts the k first. Where the sample misjudged the row
 // (fewer than k reach the threshold, or more than shared memory holds) an exact radix
 // select over the row finds the k-th key digit by digit (a histogram a digit), and a last
-// pass collects the keys above it and the first columns equal to it.
+// pass collects the keys above it and the first columns equal to it. Rows too few to fill
+// the GPU are split over several blocks, and a second launch merges their selections.
+#include <algorithm>
 #include <cstdint>
 
 #include "cuda_abi.h"
@@ -80,19 +82,26 @@ __device__ __forceinline__ float threshold_value(uint32_t key, bool largest) {
 }
 
 // Larger keys first, then smaller columns: the order of a sorted topk.
-__device__ __forceinline__ uint64_t candidate(uint32_t key, int64_t column) {
+__device__ __forceinline__ uint64_t candidate(uint32_t key, int column) {
   return (uint64_t{key} << 32) | (~static_cast<uint32_t>(column));
 }
 __device__ __forceinline__ int32_t candidate_column(uint64_t c) {
   return static_cast<int32_t>(~static_cast<uint32_t>(c));
 }
 
+// Block b selects from columns [s * slice_width, (s + 1) * slice_width) of row b / slices
+// (s = b % slices) and writes its k to values and indices at b * k: the whole row where
+// slices is 1. The indices are columns of the row, or, where `positions` is set (the merge
+// of slices), positions[the row's start + column].
 template <class T>
 struct TopkArgs {
   const T* in;
   T* values;
   int64_t* indices;
+  const int64_t* positions;
   int64_t width;
+  int64_t slice_width;
+  int slices;
   int k;
   bool largest;
 };
@@ -125,16 +134,16 @@ __device__ __forceinline__ uint32_t block_exclusive_scan(uint32_t value, uint32_
 // [column, column + present): a scalar head up to the first 16-byte boundary, the aligned
 // middle in whole vectors (kUnroll a thread in flight), a scalar tail.
 template <class T, class F>
-__device__ __forceinline__ void for_each_run(const T* row, int64_t width, F&& f) {
+__device__ __forceinline__ void for_each_run(const T* row, int width, F&& f) {
   constexpr int kVec = 16 / sizeof(T);
   using Vector = Vec<T, kVec>;
   const int t = static_cast<int>(threadIdx.x);
-  const int64_t misaligned = static_cast<int64_t>(reinterpret_cast<uintptr_t>(row) % 16 / sizeof(T));
-  const int64_t head = misaligned == 0 ? 0 : min(width, int64_t{kVec} - misaligned);
-  if (t < head) f(row + t, 1, int64_t{t});
-  const int64_t vectors = (width - head) / kVec;
+  const int misaligned = static_cast<int>(reinterpret_cast<uintptr_t>(row) % 16 / sizeof(T));
+  const int head = misaligned == 0 ? 0 : min(width, kVec - misaligned);
+  if (t < head) f(row + t, 1, t);
+  const int vectors = (width - head) / kVec;
   const Vector* body = reinterpret_cast<const Vector*>(row + head);
-  for (int64_t first = t; first < vectors; first += int64_t{kThreads} * kUnroll) {
+  for (int first = t; first < vectors; first += kThreads * kUnroll) {
     Vector x[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
@@ -145,7 +154,7 @@ __device__ __forceinline__ void for_each_run(const T* row, int64_t width, F&& f)
       if (first + u * kThreads < vectors) f(x[u].v, kVec, head + (first + u * kThreads) * kVec);
     }
   }
-  const int64_t tail = head + vectors * kVec;
+  const int tail = head + vectors * kVec;
   if (tail + t < width) f(row + tail + t, 1, tail + t);
 }
 
@@ -248,18 +257,21 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) topk_rows(TopkArgs<T> 
   uint32_t* sample = reinterpret_cast<uint32_t*>(items) + (1 << kRowFirstDigitBits);
   static_assert(kCandidates * 2 >= (1 << kRowFirstDigitBits) + kSample, "hist and sample fit in items");
   static_assert(kSample % (kWarps * kSampleChunk) == 0, "whole chunks a warp");
-  const T* row = a.in + int64_t{blockIdx.x} * a.width;
+  const int64_t row_index = blockIdx.x / a.slices;
+  const int64_t first_column = (blockIdx.x % a.slices) * a.slice_width;
+  const int width = static_cast<int>(min(a.slice_width, a.width - first_column));
+  const T* row = a.in + row_index * a.width + first_column;
   const int t = static_cast<int>(threadIdx.x);
   const int lane = t % 32, warp = t / 32;
 
   // The threshold: the key of rank `rank` in the sample.
-  const bool whole_row = a.width <= kSample;
-  const int sampled = whole_row ? static_cast<int>(a.width) : kSample;
+  const bool whole_row = width <= kSample;
+  const int sampled = whole_row ? width : kSample;
   if (whole_row) {
     for (int i = t; i < sampled; i += kThreads) sample[i] = ordered_key(row[i], a.largest);
   } else {
     constexpr int kChunks = kSample / kSampleChunk;
-    const int64_t spacing = a.width / kChunks;
+    const int64_t spacing = width / kChunks;
     for (int chunk = warp; chunk < kChunks; chunk += kWarps) {
       sample[chunk * kSampleChunk + lane] = ordered_key(row[chunk * spacing + lane], a.largest);
     }
@@ -269,7 +281,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) topk_rows(TopkArgs<T> 
   // The sample holds about `expected` of the row's k largest (Poisson); a rank 3 standard
   // deviations and 8 above it leaves fewer than k reaching the threshold in under one row
   // in 10^3 (k <= 1024; 10^-5 or fewer at k 50 to 256 of vocabulary rows).
-  const float expected = static_cast<float>(a.k) * kSample / static_cast<float>(a.width);
+  const float expected = static_cast<float>(a.k) * kSample / static_cast<float>(width);
   const uint32_t rank = whole_row
                             ? static_cast<uint32_t>(a.k)
                             : static_cast<uint32_t>(min(ceilf(expected + 3 * sqrtf(expected)) + 8, float{kSample}));
@@ -280,10 +292,13 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) topk_rows(TopkArgs<T> 
   // Every element at or above the threshold, in an order of the atomics' choosing. The
   // float compares pass a superset (NaN, and -0 with +0), the keys decide.
   const float limit = threshold_value<T>(threshold, a.largest);
-  for_each_run(row, a.width, [&](const T* x, int present, int64_t column) {
+  constexpr int kVec = 16 / sizeof(T);
+  for_each_run(row, width, [&](const T* x, int present, int column) {
     bool any = false;
 #pragma unroll
-    for (int j = 0; j < present; ++j) any |= a.largest ? !(to_float(x[j]) < limit) : !(to_float(x[j]) > limit);
+    for (int j = 0; j < kVec; ++j) {
+      if (j < present) any |= a.largest ? !(to_float(x[j]) < limit) : !(to_float(x[j]) > limit);
+    }
     if (!any) return;
     for (int j = 0; j < present; ++j) {
       const uint32_t key = ordered_key(x[j], a.largest);
@@ -306,14 +321,13 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) topk_rows(TopkArgs<T> 
     // columns, the threads in column order.
     const Selection s =
         radix_select<kKeyBits, kRowFirstDigitBits>(static_cast<uint32_t>(a.k), hist, warp_sums, found, [&](auto&& f) {
-          for_each_run(row, a.width, [&](const T* x, int present, int64_t) {
+          for_each_run(row, width, [&](const T* x, int present, int) {
             for (int j = 0; j < present; ++j) f(ordered_key(x[j], a.largest));
           });
         });
     const uint32_t taken_above = static_cast<uint32_t>(a.k) - s.remaining;
     uint32_t above_base = 0, tie_base = 0;
-    constexpr int kVec = 16 / sizeof(T);
-    auto round = [&](const T* x, int present, int64_t column) {
+    auto round = [&](const T* x, int present, int column) {
       uint8_t kind[kVec];  // 0: left out, 1: above, 2: equal
       uint32_t keys[kVec];
       uint32_t above = 0, ties = 0;
@@ -345,27 +359,27 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) topk_rows(TopkArgs<T> 
       above_base += total & 0xffffu;
       tie_base += total >> 16;
     };
-    const int64_t misaligned = static_cast<int64_t>(reinterpret_cast<uintptr_t>(row) % 16 / sizeof(T));
-    const int64_t head = misaligned == 0 ? 0 : min(a.width, int64_t{kVec} - misaligned);
+    const int misaligned = static_cast<int>(reinterpret_cast<uintptr_t>(row) % 16 / sizeof(T));
+    const int head = misaligned == 0 ? 0 : min(width, kVec - misaligned);
     auto done = [&] { return above_base == taken_above && tie_base >= s.remaining; };
     {
       T x[kVec];
       x[0] = t < head ? row[t] : T{};
       round(x, t < head ? 1 : 0, t);
     }
-    const int64_t vectors = (a.width - head) / kVec;
+    const int vectors = (width - head) / kVec;
     const Vec<T, kVec>* body = reinterpret_cast<const Vec<T, kVec>*>(row + head);
-    for (int64_t first = 0; first < vectors && !done(); first += kThreads) {
-      const int64_t v = first + t;
+    for (int first = 0; first < vectors && !done(); first += kThreads) {
+      const int v = first + t;
       Vec<T, kVec> x;
       if (v < vectors) x = body[v];
       round(x.v, v < vectors ? kVec : 0, head + v * kVec);
     }
-    const int64_t tail = head + vectors * kVec;
+    const int tail = head + vectors * kVec;
     if (!done()) {
       T x[kVec];
-      x[0] = tail + t < a.width ? row[tail + t] : T{};
-      round(x, tail + t < a.width ? 1 : 0, tail + t);
+      x[0] = tail + t < width ? row[tail + t] : T{};
+      round(x, tail + t < width ? 1 : 0, tail + t);
     }
     sorted_count = a.k;
   }
@@ -376,26 +390,98 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) topk_rows(TopkArgs<T> 
   for (int i = t; i < a.k; i += kThreads) {
     const int32_t column = candidate_column(items[i]);
     values[i] = row[column];
-    indices[i] = column;
+    indices[i] = a.positions != nullptr ? a.positions[row_index * a.width + column] : first_column + column;
   }
+}
+
+// Rows too few to fill the GPU a block a row are split into slices of a block each (at
+// least kSample columns, read whole by the sample), and a second launch selects each row's k
+// from its slices' (at most kSample of them: the whole-row path).
+struct Split {
+  int slices = 1;
+  int64_t slice_width = 0;
+};
+int plan_split(int64_t rows, int64_t width, int64_t k, Split* split) {
+  split->slices = 1;
+  split->slice_width = width;
+  int device = 0, sms = 0;
+  cudaError_t error = cudaGetDevice(&device);
+  if (error == cudaSuccess) error = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+  if (error != cudaSuccess) return static_cast<int>(error);
+  const int64_t resident = int64_t{sms} * kBlocksPerSm;
+  const int64_t slices = std::min({resident / rows, width / kSample, int64_t{kSample} / k});
+  if (slices < 2) return cudaSuccess;
+  // Each slice holds at least k columns: the last one, the shortest, at least
+  // width / slices - slices + 1 >= kSample - kSample / k + 1.
+  split->slices = static_cast<int>(slices);
+  split->slice_width = (width + slices - 1) / slices;
+  return cudaSuccess;
+}
+// The workspace of a split: each slice's k values and their columns.
+template <class T>
+int64_t split_bytes(int64_t rows, int64_t k, const Split& split) {
+  return split.slices == 1 ? 0 : rows * split.slices * k * static_cast<int64_t>(sizeof(int64_t) + sizeof(T));
+}
+
+int check_arguments(int64_t rows, int64_t width, int64_t k) {
+  if (k < 1 || k > NATIVE_OPS_TOPK_MAX_K || k > width || width >= (int64_t{1} << 31) || rows > 0x7fffffff) {
+    return static_cast<int>(cudaErrorInvalidValue);
+  }
+  return cudaSuccess;
 }
 
 }  // namespace
 }  // namespace native_ops::cuda
 
+NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_topk_workspace(int dtype, int64_t rows, int64_t width, int64_t k,
+                                                         int64_t* bytes) {
+  using namespace native_ops::cuda;
+  *bytes = 0;
+  if (const int error = check_arguments(rows, width, k); error != cudaSuccess || rows == 0) return error;
+  return dispatch_dtype(dtype, [&](auto element) {
+    Split split;
+    const int error = plan_split(rows, width, k, &split);
+    *bytes = split_bytes<decltype(element)>(rows, k, split);
+    return error;
+  });
+}
+
 NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_topk_rows(int dtype, int largest, const void* in, void* values,
                                                     int64_t* indices, int64_t rows, int64_t width, int64_t k,
-                                                    void* stream) {
+                                                    void* workspace, int64_t workspace_bytes, void* stream) {
   using namespace native_ops::cuda;
-  if (k < 1 || k > NATIVE_OPS_TOPK_MAX_K || k > width || width >= (int64_t{1} << 31) || rows > 0x7fffffff) {
-    return static_cast<int>(cudaErrorInvalidValue);
-  }
-  if (rows == 0) return 0;
+  if (const int error = check_arguments(rows, width, k); error != cudaSuccess || rows == 0) return error;
+  auto* cuda_stream = static_cast<cudaStream_t>(stream);
   return dispatch_dtype(dtype, [&](auto element) {
     using T = decltype(element);
-    const TopkArgs<T> args{
-        static_cast<const T*>(in), static_cast<T*>(values), indices, width, static_cast<int>(k), largest != 0};
-    topk_rows<T><<<static_cast<unsigned>(rows), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(args);
+    Split split;
+    if (const int error = plan_split(rows, width, k, &split); error != cudaSuccess) return error;
+    const int selected = static_cast<int>(k);
+    if (split.slices == 1) {
+      const TopkArgs<T> args{static_cast<const T*>(in),
+                             static_cast<T*>(values),
+                             indices,
+                             nullptr,
+                             width,
+                             width,
+                             1,
+                             selected,
+                             largest != 0};
+      topk_rows<T><<<static_cast<unsigned>(rows), kThreads, 0, cuda_stream>>>(args);
+      return static_cast<int>(cudaGetLastError());
+    }
+    if (workspace == nullptr || workspace_bytes < split_bytes<T>(rows, k, split)) {
+      return static_cast<int>(cudaErrorInvalidValue);
+    }
+    const int64_t merged = int64_t{split.slices} * k;  // a row's candidates from its slices
+    auto* slice_columns = static_cast<int64_t*>(workspace);
+    auto* slice_values = reinterpret_cast<T*>(slice_columns + rows * merged);
+    const TopkArgs<T> slices{static_cast<const T*>(in), slice_values, slice_columns, nullptr,     width,
+                             split.slice_width,         split.slices, selected,      largest != 0};
+    topk_rows<T><<<static_cast<unsigned>(rows * split.slices), kThreads, 0, cuda_stream>>>(slices);
+    const TopkArgs<T> merge{slice_values, static_cast<T*>(values), indices, slice_columns, merged, merged, 1, selected,
+                            largest != 0};
+    topk_rows<T><<<static_cast<unsigned>(rows), kThreads, 0, cuda_stream>>>(merge);
     return static_cast<int>(cudaGetLastError());
   });
 }
