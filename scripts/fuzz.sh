@@ -22,7 +22,6 @@ targets=(policy op_symbol arg_spec ordering)
 echo "[fuzz] building ${targets[*]/%/_fuzzer}"
 cmake --build --preset fuzz --parallel "$(nproc)"
 export ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1  # libtorch keeps its globals to exit
-status=0
 # fuzz_target TARGET: replays TARGET's regression inputs, then fuzzes it for SECONDS; exit
 # status 1 when an input crashed it.
 fuzz_target() {

@@ -395,8 +395,8 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) topk_rows(TopkArgs<T> 
 }
 
 // Rows too few to fill the GPU a block a row are split into slices of a block each (at
-// least kSample columns, read whole by the sample), and a second launch selects each row's k
-// from its slices' (at most kSample of them: the whole-row path).
+// least kSample columns), and a second launch selects each row's k from its slices' (at
+// most kSample of them: the whole-row path).
 struct Split {
   int slices = 1;
   int64_t slice_width = 0;

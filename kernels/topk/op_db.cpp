@@ -60,8 +60,8 @@ struct Call {
 
 // The cuda kernel samples runs of 32 columns every width / 128: raised by 64, the sampled
 // columns of a row 8192 wide hold the largest half of it, and a threshold drawn from them
-// is reached by fewer than k elements, which sends the row to the exact path (where rows are
-// many: a few are split into slices the sample reads whole).
+// is reached by fewer than k elements, which sends the row to the exact path. Rows are many
+// here: a few rows of 8192 would be split into slices of 4096, which the sample reads whole.
 at::Tensor raise_sampled_columns(const at::Tensor& self) {
   const at::Tensor column = at::arange(self.size(-1), self.options().dtype(at::kLong));
   return self + (column.remainder(self.size(-1) / 128) < 32).to(self.scalar_type()) * 64;
