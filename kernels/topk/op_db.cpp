@@ -67,6 +67,15 @@ at::Tensor raise_sampled_columns(const at::Tensor& self) {
   return self + (column.remainder(self.size(-1) / 128) < 32).to(self.scalar_type()) * 64;
 }
 
+// Every 8th of the columns the sample skips, raised by 64: several hundred elements reach
+// the threshold it gives where k is 10, so the kernel selects among its candidates before
+// it sorts them (rows are many: few would be split).
+at::Tensor raise_unsampled_columns(const at::Tensor& self) {
+  const at::Tensor column = at::arange(self.size(-1), self.options().dtype(at::kLong));
+  const at::Tensor unsampled = column.remainder(self.size(-1) / 128) >= 32;
+  return self + (unsampled & (column.remainder(8) == 0)).to(self.scalar_type()) * 64;
+}
+
 std::vector<Sample> topk_samples(c10::Device device, c10::ScalarType dtype) {
   std::vector<Sample> all;
   uint64_t seed = 1100;
@@ -99,6 +108,11 @@ std::vector<Sample> topk_samples(c10::Device device, c10::ScalarType dtype) {
   add(SampleClass::typical, {{16, 2000}, 300, -1, false, false, Fill{}, 4});
   add(SampleClass::typical, {{3, 20001}, 50, -1, true, true, Fill{}, 1000});  // every element equal
   add(SampleClass::typical, {{1200, 8192}, 1000, -1, true, true, logits, 0, raise_sampled_columns});
+  add(SampleClass::typical, {{300, 8192}, 10, -1, true, true, logits, 0, raise_unsampled_columns});
+  // A quarter of each row ties at the largest (smallest) value: more candidates than the
+  // kernel's queue holds, and than the select among them keeps room for.
+  add(SampleClass::typical, {{300, 8192}, 10, -1, true, true, Fill{}, 4.5});
+  add(SampleClass::typical, {{300, 8192}, 10, -1, false, false, Fill{}, 4.5});
   add(SampleClass::empty, {{0, 100}, 5});
   add(SampleClass::zero_dim, {{}, 1, -1});
   add(SampleClass::one_element, {{1, 1}, 1});
