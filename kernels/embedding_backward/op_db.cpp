@@ -150,8 +150,12 @@ void register_embedding_backward_op_db() {
   // the 16-bit weight gradient, rounding the running sum (a few units for gradients in
   // [-1, 1]) once a chunk; the override rounds once. They differ by up to a few ulps of 1
   // (seen: 4, in both 16-bit types), so the absolute tolerance is 8 ulps of 1; the float64
-  // check still holds the override to aten's own error.
-  entry.tolerances = {{at::kBFloat16, {1.6e-2, 8 * 0x1p-7}}, {at::kHalf, {1e-3, 8 * 0x1p-10}}};
+  // check still holds the override to aten's own error. In float32 aten sums a segment's
+  // rows in plain float partial sums, which drift from the exact sum by more than the default
+  // 1e-5 over long segments (seen: 3.1e-5 at 1365 rows of [-1, 1], where the override's sum
+  // is compensated), so the absolute tolerance is 1e-4 there.
+  entry.tolerances = {
+      {at::kBFloat16, {1.6e-2, 8 * 0x1p-7}}, {at::kHalf, {1e-3, 8 * 0x1p-10}}, {at::kFloat, {1.3e-6, 1e-4}}};
   entry.samples = embedding_backward_samples;
   entry.error_samples = embedding_backward_errors;
   entry.cost = embedding_backward_cost;
