@@ -262,6 +262,16 @@ __device__ void sort_descending(uint64_t* items, int count) {
   }
 }
 
+// A slot from *counter for each lane calling together, one atomic a warp: consecutive
+// slots in lane order.
+__device__ __forceinline__ uint32_t claim_slot(uint32_t* counter, int lane) {
+  const unsigned peers = __activemask();
+  const int leader = __ffs(peers) - 1;
+  uint32_t base = 0;
+  if (lane == leader) base = atomicAdd(counter, static_cast<uint32_t>(__popc(peers)));
+  return __shfl_sync(peers, base, leader) + __popc(peers & ((1u << lane) - 1));
+}
+
 // Whether any of x[0, present) may reach `limit` (at or above it; at or below it when not
 // `largest`): true for NaN. A whole 16-bit vector is tested by its pairwise extreme.
 template <class T>
@@ -360,21 +370,13 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) topk_rows(TopkArgs<T> 
       if (j >= present) break;
       const uint32_t key = ordered_key(x[j], a.largest);
       if (key < threshold) continue;
-      const unsigned peers = __activemask();
-      const int leader = __ffs(peers) - 1;
-      uint32_t base = 0;
-      if (lane == leader) base = atomicAdd(&collected, static_cast<uint32_t>(__popc(peers)));
-      const uint32_t slot = __shfl_sync(peers, base, leader) + __popc(peers & ((1u << lane) - 1));
+      const uint32_t slot = claim_slot(&collected, lane);
       if (slot < kCandidates) items[slot] = candidate(key, column + j);
     }
   };
   for_each_run(row, width, [&](const T* x, int present, int column) {
     if (!may_reach(x, present, limit, a.largest)) return;
-    const unsigned peers = __activemask();
-    const int leader = __ffs(peers) - 1;
-    uint32_t base = 0;
-    if (lane == leader) base = atomicAdd(&queued, static_cast<uint32_t>(__popc(peers)));
-    const uint32_t slot = __shfl_sync(peers, base, leader) + __popc(peers & ((1u << lane) - 1));
+    const uint32_t slot = claim_slot(&queued, lane);
     if (slot >= kQueued) {
       collect(x, present, column);
       return;
