@@ -96,8 +96,6 @@ struct NormRows {
   }
 };
 
-bool aligned16(const void* pointer) { return reinterpret_cast<uintptr_t>(pointer) % 16 == 0; }
-
 // How the rows share their reads of weight and bias, measured: RMS norm gains from reading
 // its weight once for two rows; layer norm does not, but gains from persistent blocks that
 // keep weight and bias for all their rows.
@@ -115,22 +113,19 @@ NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_norm_rows(int dtype, int centered, con
   using namespace native_ops::cuda;
   return dispatch_dtype(dtype, [&](auto element) {
     using T = decltype(element);
-    constexpr int kVec = 16 / sizeof(T);
-    const bool aligned = width % kVec == 0 && aligned16(in) && aligned16(out) && aligned16(weight) && aligned16(bias);
-    auto run = [&](auto vec) {
-      constexpr int kVecUsed = decltype(vec)::value;
-      const NormRows<T, kVecUsed> op{static_cast<const T*>(in),
-                                     static_cast<T*>(out),
-                                     static_cast<const T*>(weight),
-                                     static_cast<const T*>(bias),
-                                     mean,
-                                     rstd,
-                                     width,
-                                     eps,
-                                     centered != 0};
-      return launch_rows<kVecUsed>(op, rows, width, static_cast<cudaStream_t>(stream),
-                                   column_reuse(centered != 0, weight, bias), static_cast<RowClaims*>(workspace));
-    };
-    return aligned ? run(std::integral_constant<int, kVec>{}) : run(std::integral_constant<int, 1>{});
+    return launch_rows_of_any_width<T>(
+        {in, out}, {weight, bias}, rows, width, static_cast<cudaStream_t>(stream),
+        [&](auto vec) {
+          return NormRows<T, decltype(vec)::value>{static_cast<const T*>(in),
+                                                   static_cast<T*>(out),
+                                                   static_cast<const T*>(weight),
+                                                   static_cast<const T*>(bias),
+                                                   mean,
+                                                   rstd,
+                                                   width,
+                                                   eps,
+                                                   centered != 0};
+        },
+        column_reuse(centered != 0, weight, bias), static_cast<RowClaims*>(workspace));
   });
 }

@@ -9,6 +9,7 @@
 
 #include "cuda_abi.h"
 #include "dsls/cuda/kernels_library.h"
+#include "dsls/cuda/odd_rows.h"
 #include "gpu_domain.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
@@ -59,10 +60,11 @@ Verdict log_softmax_apply(const at::Tensor& self, int64_t dim, bool half_to_floa
   if (self.element_size() == 2 && width >= 4096 && width <= 16384 && rows < 256) {
     return decline("fewer than 256 16-bit rows of 4096-16384 elements: aten is as fast");
   }
-  // Float32 rows up to 8192 wide, not of whole vectors, run one element a thread; over
-  // many rows aten's log-softmax is faster: 0.91-0.95x at 4097 wide, 2048-32768 rows.
-  if (self.scalar_type() == at::kFloat && width % 4 != 0 && width <= 8192 && rows >= 1024) {
-    return decline("1024 or more float32 rows up to 8192 wide, not a multiple of 4: aten is faster");
+  // Float32 rows not of whole vectors held an element a thread: over many rows aten's
+  // log-softmax was faster (0.91-0.95x at 4097 wide, 2048-32768 rows, before those were
+  // held shifted).
+  if (self.scalar_type() == at::kFloat && width % 4 != 0 && rows >= 1024 && !cuda::hold_shifted(rows, width)) {
+    return decline("1024 or more float32 rows of an odd width held an element a thread: aten is faster");
   }
   return true;
 }

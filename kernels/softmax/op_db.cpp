@@ -7,6 +7,7 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/ones.h>
 
+#include "dsls/cuda/odd_rows.h"
 #include "native_ops/testing/op_db.h"
 #include "native_ops/testing/samples.h"
 
@@ -41,13 +42,14 @@ bool cuda_softmax_handles(const at::Tensor& self, int64_t dim, bool half_to_floa
 
 // The cuda log-softmax kernel's: softmax's, less fewer than 128 16-bit or 32 float32 rows
 // wider than 262144, fewer than 256 16-bit rows of 4096-16384, and 1024 or more float32
-// rows up to 8192 wide, not a multiple of 4.
+// rows not a multiple of 4 that it holds an element a thread (cuda::hold_shifted()).
 bool cuda_log_softmax_handles(const at::Tensor& self, int64_t dim, bool half_to_float) {
   if (!cuda_softmax_handles(self, dim, half_to_float)) return false;
   const int64_t width = self.size(-1), rows = self.numel() / width;
   const bool few_wide = width > 262144 && rows < (self.element_size() == 2 ? 128 : 32);
   const bool few_decode = self.element_size() == 2 && width >= 4096 && width <= 16384 && rows < 256;
-  const bool many_odd = self.scalar_type() == at::kFloat && width % 4 != 0 && width <= 8192 && rows >= 1024;
+  const bool many_odd =
+      self.scalar_type() == at::kFloat && width % 4 != 0 && rows >= 1024 && !cuda::hold_shifted(rows, width);
   return !few_wide && !few_decode && !many_odd;
 }
 
@@ -146,6 +148,7 @@ std::vector<Sample> softmax_samples(c10::Device device, c10::ScalarType dtype, c
   add_masked({2, 131072});  // triton: the last four slices of a wide cluster all -inf
   if (device.is_cuda()) {   // the bounds of the cuda log-softmax cond, too large for the CPU sweeps
     add(SampleClass::odd_sizes, {1024, 1031}, -1, {});  // declines float32
+    add(SampleClass::odd_sizes, {2048, 1031}, -1, {});  // held shifted: accepted
     add(SampleClass::large, {128, 262152}, -1, {});     // 16-bit rows left in memory, enough of them
     add(SampleClass::large, {32, 262152}, -1, {});      // float32 rows left in memory, enough of them
     add(SampleClass::typical, {255, 4096}, -1, {});     // declines 16-bit

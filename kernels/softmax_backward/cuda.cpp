@@ -10,14 +10,13 @@
 
 #include "cuda_abi.h"
 #include "dsls/cuda/kernels_library.h"
+#include "dsls/cuda/odd_rows.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
 
 namespace native_ops::kernels {
 
 namespace {
-
-constexpr int64_t kWidestElementwiseRow = 8192;  // odd widths up to this: an element a thread (rows.cuh)
 
 at::Tensor backward_rows(const at::Tensor& grad_out, const at::Tensor& out, bool log) {
   const c10::DeviceGuard device(out.device());
@@ -49,10 +48,11 @@ Verdict backward_rows_apply(const at::Tensor& grad_out, const at::Tensor& out, i
   if (out.is_neg() || grad_out.is_neg()) return decline("a negative-bit view");
   const int64_t width = out.size(-1), rows = out.numel() / width;
   if (rows > 0x7fffffff) return decline("more rows than one launch covers");
-  // Where the H200 grid has aten faster (docs/BENCHMARKS.md): 16-bit rows of an odd width
-  // that no vector spans, held an element a thread: 0.52-1.02x at 4097 wide, 2048+ rows.
-  if (out.element_size() == 2 && width % 8 != 0 && width <= kWidestElementwiseRow && rows >= 1024) {
-    return decline("1024 or more 16-bit rows up to 8192 wide, not a multiple of 8: aten is faster");
+  // Where the H200 grid had aten faster (docs/design/cuda-rows.md, "Odd widths"): many
+  // 16-bit rows of an odd width held an element a thread: 0.52-1.02x at 4097 wide, 2048+
+  // rows (now held shifted: 2.1-2.7x), 0.68-0.89x at 127 wide, 8192+ rows.
+  if (out.element_size() == 2 && width % 8 != 0 && rows >= 1024 && !cuda::hold_shifted(rows, width)) {
+    return decline("1024 or more 16-bit rows of an odd width held an element a thread: aten is faster");
   }
   return true;
 }

@@ -56,7 +56,7 @@ NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_softmax_backward_rows(int dtype, int l
   return dispatch_dtype(dtype, [&](auto element) {
     using T = decltype(element);
     return launch_rows_of_any_width<T>(
-        {out, grad_out, grad_in}, rows, width, static_cast<cudaStream_t>(stream), [&](auto vec) {
+        {out, grad_out, grad_in}, {}, rows, width, static_cast<cudaStream_t>(stream), [&](auto vec) {
           return SoftmaxBackwardRows<T, decltype(vec)::value>{
               static_cast<const T*>(out), static_cast<const T*>(grad_out), static_cast<T*>(grad_in), width, log != 0};
         });

@@ -9,6 +9,7 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/ones.h>
 
+#include "dsls/cuda/odd_rows.h"
 #include "native_ops/testing/op_db.h"
 #include "native_ops/testing/samples.h"
 
@@ -26,16 +27,16 @@ at::Tensor forward_output(const at::Tensor& x, int64_t dim, bool log) {
 }
 
 // The cuda kernels' domain (both ops): grad_output and output alike, contiguous, over the
-// last dimension, not empty, the gradient in their dtype; less 1024 or more 16-bit rows up
-// to 8192 wide, not a multiple of 8.
+// last dimension, not empty, the gradient in their dtype; less 1024 or more 16-bit rows, not
+// a multiple of 8, that they hold an element a thread (cuda::hold_shifted()).
 bool cuda_backward_handles(const at::Tensor& grad_out, const at::Tensor& out, int64_t dim,
                            c10::ScalarType input_dtype) {
   const auto dtype = out.scalar_type();
   return (dtype == at::kFloat || dtype == at::kHalf || dtype == at::kBFloat16) && grad_out.scalar_type() == dtype &&
          input_dtype == dtype && out.dim() > 0 && (dim == -1 || dim == out.dim() - 1) && out.numel() > 0 &&
          out.is_contiguous() && grad_out.is_contiguous() &&
-         !(out.element_size() == 2 && out.size(-1) % 8 != 0 && out.size(-1) <= 8192 &&
-           out.numel() / out.size(-1) >= 1024);
+         !(out.element_size() == 2 && out.size(-1) % 8 != 0 && out.numel() / out.size(-1) >= 1024 &&
+           !cuda::hold_shifted(out.numel() / out.size(-1), out.size(-1)));
 }
 
 std::vector<Sample> backward_samples(c10::Device device, c10::ScalarType dtype, bool log) {
@@ -132,6 +133,7 @@ std::vector<Sample> backward_samples(c10::Device device, c10::ScalarType dtype, 
   add(SampleClass::odd_sizes, {1024, 1031}, -1, logits);  // 16-bit: declined
   add(SampleClass::odd_sizes, {1023, 1031}, -1, logits);
   add(SampleClass::odd_sizes, {1024, 8201}, -1, logits);  // held shifted: accepted
+  add(SampleClass::odd_sizes, {2048, 1031}, -1, logits);  // the same
   if (dtype != at::kFloat) {
     // A half_to_float forward: float32 output and gradient, the input's dtype 16-bit.
     Fill fill = logits;

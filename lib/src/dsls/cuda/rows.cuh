@@ -28,6 +28,7 @@
 #include <initializer_list>
 #include <type_traits>
 
+#include "dsls/cuda/odd_rows.h"
 #include "dsls/cuda/rows/cluster.cuh"
 #include "dsls/cuda/rows/holders.cuh"
 #include "dsls/cuda/rows/reduce.cuh"
@@ -129,7 +130,7 @@ __global__ void __launch_bounds__(Geometry::threads* Geometry::rows_per_block, G
   } else if constexpr (HOLDER == Holder::cluster) {
     constexpr int ROWS = Geometry::rows_per_block;
     static_assert(ROWS == 1 || Geometry::far == 0, "blocks of several rows hold them in registers");
-    static_assert(ROWS == 1 || !SHIFTED, "shifted rows read no column operands");
+    static_assert(ROWS == 1 || !SHIFTED, "blocks of several rows share aligned column operands");
     static_assert(ROWS == 1 || OPERANDS == 1, "blocks of several rows hold one operand's");
     extern __shared__ __align__(16) unsigned char dynamic_shared[];
     auto* exchange = reinterpret_cast<ClusterExchange<THREADS, CLUSTER, ROWS>*>(dynamic_shared);
@@ -199,9 +200,9 @@ inline unsigned long long next_launch_tag() {
   return z ^ (z >> 31);
 }
 
-/// Runs `op` over `rows` rows of `width` elements (a multiple of VEC, each row aligned to
-/// a vector; or, SHIFTED, any width, the input and the output equally far past a vector
-/// boundary, and `Op` with no column operands: see for_each_element()), holding each as
+/// Runs `op` over `rows` rows of `width` elements (a multiple of VEC, each row and column
+/// operand aligned to a vector; or, SHIFTED, any width, the input and the output equally
+/// far past a vector boundary: see for_each_element()), holding each as
 /// the width and the device allow. `Op` has `using Element =
 /// T`, a member `in` (the input), optionally `static constexpr int kRowOperands = 2` and a
 /// member `paired` (a second input of the same rows, laid out as `in`; the op then gets
@@ -219,7 +220,6 @@ template <int VEC, bool SHIFTED = false, class Op>
 int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
                 ColumnReuse reuse = ColumnReuse::per_row, RowClaims* claims = nullptr) {
   using T = typename Op::Element;
-  static_assert(!SHIFTED || Op::kColumnOperands == 0, "shifted rows read no column operands");
   constexpr int kOperands = row_operands<Op>::value;
   static_assert(kOperands == 1 || Op::kColumnOperands == 0, "paired rows read no column operands");
   if (rows == 0 || width == 0) return cudaSuccess;
@@ -314,7 +314,7 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
       cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
     return static_cast<int>(cudaGetLastError());
   }
-  if constexpr (VEC * sizeof(T) == 16 && Op::kColumnOperands > 0) {
+  if constexpr (VEC * sizeof(T) == 16 && Op::kColumnOperands > 0 && !SHIFTED) {
     // Persistent clusters keep their slice of the column operands for all their rows (layer norm).
     using Persistent = RowGeometry<128, 64 / VEC, 0, 8, 0, 2>;
     if (major >= 9 && reuse == ColumnReuse::persistent && claims != nullptr &&
@@ -334,7 +334,7 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
         if (vectors <= 8 * 1024 * 8) return launch(Cluster{}, RowGeometry<1024, 2, 6, 8>{}, rows * 8);
       } else {
         if (vectors <= 8 * 128 * 8) {
-          if constexpr (Op::kColumnOperands > 0) {
+          if constexpr (Op::kColumnOperands > 0 && !SHIFTED) {
             // Two rows a block share one copy of the column operands (RMS norm's weight).
             if (reuse == ColumnReuse::two_rows && rows % 2 == 0) {
               return launch(Cluster{}, RowGeometry<128, 8, 0, 8, 4, 2>{}, rows / 2 * 8);
@@ -362,29 +362,35 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
   return launch(Memory{}, RowGeometry<1024, 1>{}, rows);
 }
 
-/// Odd widths up to this many elements are held an element a thread, not shifted.
-constexpr int64_t kWidestRowOfElements = 8192;
-
-/// Runs launch_rows over rows of any width and start, for an op without column operands
-/// whose rows of T begin at the addresses `row_starts` (its inputs' and output's first rows):
-/// 16-byte vectors where the width is whole vectors and every start is aligned; shifted
-/// where every start is as far from a vector boundary and rows are wider than
-/// kWidestRowOfElements (narrower odd rows ran as fast or faster one element a thread:
-/// every lane busy); else an element a thread. `make(vec)` makes the op for VEC = vec.
+/// Runs launch_rows over rows of any width and start, for an op whose rows of T begin at
+/// the addresses `row_starts` (its inputs' and output's first rows) and whose column
+/// operands (may be null) at `column_starts`: 16-byte vectors where the width is whole
+/// vectors and every start is aligned; shifted where every row start is as far from a
+/// vector boundary, the column operands are aligned and hold_shifted() says so; else an
+/// element a thread.
+/// `make(vec)` makes the op for VEC = vec; `reuse` and `claims` as for launch_rows (aligned
+/// rows only).
 template <class T, class Make>
-int launch_rows_of_any_width(std::initializer_list<const void*> row_starts, int64_t rows, int64_t width,
-                             cudaStream_t stream, Make make) {
+int launch_rows_of_any_width(std::initializer_list<const void*> row_starts,
+                             std::initializer_list<const void*> column_starts, int64_t rows, int64_t width,
+                             cudaStream_t stream, Make make, ColumnReuse reuse = ColumnReuse::per_row,
+                             RowClaims* claims = nullptr) {
   constexpr int kVec = 16 / sizeof(T);
   const auto first = reinterpret_cast<uintptr_t>(*row_starts.begin());
-  bool aligned = width % kVec == 0, shifted = width > kWidestRowOfElements;
+  bool aligned = width % kVec == 0, shifted = hold_shifted(rows, width, sizeof(T) == 2 && column_starts.size() > 0);
   for (const void* start : row_starts) {
     const auto address = reinterpret_cast<uintptr_t>(start);
     aligned = aligned && address % 16 == 0;
     shifted = shifted && (address - first) % 16 == 0;
   }
+  for (const void* start : column_starts) {
+    const bool column_aligned = reinterpret_cast<uintptr_t>(start) % 16 == 0;
+    aligned = aligned && column_aligned;
+    shifted = shifted && column_aligned;
+  }
   using Vector = std::integral_constant<int, kVec>;
   using Element = std::integral_constant<int, 1>;
-  if (aligned) return launch_rows<kVec>(make(Vector{}), rows, width, stream);
+  if (aligned) return launch_rows<kVec>(make(Vector{}), rows, width, stream, reuse, claims);
   if (shifted) return launch_rows<kVec, true>(make(Vector{}), rows, width, stream);
   return launch_rows<1>(make(Element{}), rows, width, stream);
 }

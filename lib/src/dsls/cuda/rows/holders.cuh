@@ -11,8 +11,8 @@ namespace native_ops::cuda {
 /// Rows that start off a vector boundary (a width that is not a multiple of VEC) may be
 /// held SHIFTED: as the aligned vectors that cover them, columns counted from the vector
 /// boundary before the row, whose own columns are then [lo, end) (lo < VEC). A holder
-/// passes on only the row's elements of its edge vectors and writes only those; its ops
-/// must read no column operands.
+/// passes on only the row's elements of its edge vectors and writes only those; the op's
+/// column operands, not shifted, are read an element at a time (load_column()).
 /// Calls f(x) for each element of v (at column c) that is the row's, x as float; with a
 /// paired row's vector p at the same columns, f(x, p) (RowPair).
 template <bool SHIFTED, class T, int VEC, class F, class... Paired>
@@ -89,6 +89,7 @@ struct RegisterRow {
   static constexpr bool kOnChip = true;
   static constexpr bool kMomentsAtOnce = false;
   static constexpr bool kColumnsInShared = false;  // see load_column()
+  static constexpr bool kShifted = SHIFTED;
   Vec<T, VEC> v[MAX_VECS];
   int64_t first;  // column of the thread's first vector
   int64_t end;
@@ -114,6 +115,10 @@ struct RegisterRow {
     }
   }
   __device__ __forceinline__ int64_t column(int i) const { return first + int64_t{i} * ROW_THREADS * VEC; }
+  /// The row column (counted from the row's first element) past the last one held, and
+  /// (SHIFTED) how far the row starts past its first vector's boundary.
+  __device__ __forceinline__ int64_t row_columns_end() const { return end - lo; }
+  __device__ __forceinline__ int row_offset() const { return lo; }
 
   // `paired`: a RowPair's second row, held alike (for_each_element, store_vector).
   template <class F, class... Paired>
@@ -146,6 +151,7 @@ struct SplitRow {
   static constexpr bool kOnChip = true;
   static constexpr bool kMomentsAtOnce = false;
   static constexpr bool kColumnsInShared = false;
+  static constexpr bool kShifted = SHIFTED;
   static constexpr size_t kSharedBytes = size_t{ROW_THREADS} * FAR * sizeof(Vec<T, VEC>);
   RegisterRow<T, VEC, ROW_THREADS, NEAR, FULL, SHIFTED> near;
   const Vec<T, VEC>* far;  // the thread's first vector in shared memory; the next ROW_THREADS on
@@ -175,6 +181,8 @@ struct SplitRow {
 #endif
   }
   __device__ __forceinline__ int64_t column(int i) const { return far_first + int64_t{i} * ROW_THREADS * VEC; }
+  __device__ __forceinline__ int64_t row_columns_end() const { return end - near.lo; }
+  __device__ __forceinline__ int row_offset() const { return near.lo; }
 
   template <class F, class... Paired>
   __device__ __forceinline__ void for_each(F f, const Paired&... paired) const {
@@ -233,15 +241,57 @@ struct SharedColumns {
   }
 };
 
+/// The VEC elements that start `first` elements (1 to VEC) into the two aligned 16-byte
+/// vectors at `pair`, as floats: eight 32-bit words funnel-shifted by `first`'s bits, so a
+/// runtime shift costs selects, not local memory (an indexed register array would be).
+template <class T, int VEC>
+__device__ __forceinline__ void load_shifted_floats(const T* pair, int first, float (&out)[VEC]) {
+  static_assert(sizeof(T) * VEC == 16, "two 16-byte vectors");
+  const uint4 a = *reinterpret_cast<const uint4*>(pair), b = *reinterpret_cast<const uint4*>(pair + VEC);
+  const uint32_t words[9] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w, 0u};
+  const int bits = first * static_cast<int>(sizeof(T)) * 8;
+  const int skip = bits / 32, shift = bits % 32;  // skip 0 to 4
+  uint32_t picked[5];
+#pragma unroll
+  for (int i = 0; i < 5; ++i) {
+    uint32_t w = words[i];
+#pragma unroll
+    for (int s = 1; s <= 4; ++s) w = skip == s ? words[i + s] : w;
+    picked[i] = w;
+  }
+  Vec<T, VEC> v;
+  uint32_t shifted[4];
+#pragma unroll
+  for (int i = 0; i < 4; ++i) shifted[i] = __funnelshift_r(picked[i], picked[i + 1], shift);
+  memcpy(&v, shifted, sizeof(v));
+#pragma unroll
+  for (int e = 0; e < VEC; ++e) out[e] = to_float(v.v[e]);
+}
+
 /// Reads the VEC floats at column c of the op's column operand k (`values`: a vector of
 /// `width` elements that every row reads whole in its writing pass, such as a norm's weight;
 /// null: `fallback`) for a thread of `row`: from memory, except where the holder keeps a
-/// copy in shared memory (kColumnsInShared: SharedColumnsRow and StagedRow, below).
+/// copy in shared memory (kColumnsInShared: SharedColumnsRow and StagedRow, below). A
+/// shifted row's c is a row column (store_vector()), lo columns short of a vector
+/// boundary of `values` (aligned, not shifted with the row): the two aligned vectors around
+/// it, shifted into place (load_shifted_floats()); at the row's edges, an element at a
+/// time, those outside the row `fallback` (not written).
 template <class Row, class T, int VEC>
 __device__ __forceinline__ void load_column(const Row& row, int k, const T* values, int64_t c, float (&out)[VEC],
                                             float fallback) {
   if constexpr (Row::kColumnsInShared) {
     row.shared_columns.load(k, values, c, row.first, out, fallback);
+  } else if constexpr (Row::kShifted) {
+    const int64_t end = row.row_columns_end();
+    const int lo = row.row_offset();
+    if (values != nullptr && c + lo >= VEC && c + lo + VEC <= end) {
+      load_shifted_floats(values + (c + lo - VEC), VEC - lo, out);
+      return;
+    }
+#pragma unroll
+    for (int e = 0; e < VEC; ++e) {
+      out[e] = values != nullptr && c + e >= 0 && c + e < end ? to_float(values[c + e]) : fallback;
+    }
   } else {
     load_floats(values, c, out, fallback);
   }
@@ -318,6 +368,7 @@ struct MemoryRow {
   static constexpr bool kOnChip = false;
   static constexpr bool kMomentsAtOnce = false;
   static constexpr bool kColumnsInShared = false;
+  static constexpr bool kShifted = SHIFTED;
   const Vec<T, VEC>* vectors;
   int t;
   int64_t end;  // columns
@@ -325,6 +376,8 @@ struct MemoryRow {
 
   __device__ __forceinline__ MemoryRow(const T* x, int thread, int64_t row_end, int row_lo = 0)
       : vectors(reinterpret_cast<const Vec<T, VEC>*>(x)), t(thread), end(row_end), lo(row_lo) {}
+  __device__ __forceinline__ int64_t row_columns_end() const { return end - lo; }
+  __device__ __forceinline__ int row_offset() const { return lo; }
 
   /// Calls f(c, v) for each of the thread's vectors v (at column c) as loaded; with a
   /// paired row (RowPair), f(c, v, p), p its vector at the same columns.

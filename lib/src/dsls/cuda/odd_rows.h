@@ -1,0 +1,22 @@
+#pragma once
+// How the cuda row kernels hold rows that no 16-byte vector spans (an odd width, or rows
+// off a vector boundary): one rule for the kernels (rows.cuh) and for the conds that
+// decline where the rows it leaves an element a thread are slower than aten's.
+#include <cstdint>
+
+namespace native_ops::cuda {
+
+/// Whether launch_rows_of_any_width holds such rows shifted (16-byte vectors, the edge ones
+/// an element at a time) rather than an element a thread, as measured on the H200
+/// (docs/design/cuda-rows.md, "Odd widths"): shifted, rows wider than 8192 elements, and
+/// from 1024 rows of 1024 elements and 2^21 elements in all, ran 1.0-2.9x as fast; fewer
+/// rows ran 0.6-0.9x (a block a row, most vectors half used), and so did rows narrower than
+/// 1024 (a warp a row, at 127 wide half its lanes idle). `columns_16_bit`: an op that reads
+/// 16-bit column operands (a norm's weight), whose shifted loads cost more than the wide
+/// row loads save up to 8192 wide (0.70-0.84x at 2049 and 8191 wide, 1.0-1.2x at 4097).
+constexpr bool hold_shifted(int64_t rows, int64_t width, bool columns_16_bit = false) {
+  if (width > 8192) return true;
+  return !columns_16_bit && rows >= 1024 && width >= 1024 && rows * width >= (int64_t{1} << 21);
+}
+
+}  // namespace native_ops::cuda
