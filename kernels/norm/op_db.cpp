@@ -128,9 +128,9 @@ std::vector<Sample> norm_samples(c10::Device device, c10::ScalarType dtype, cons
   add(SampleClass::one_element, {{4096, 1}});
   add(SampleClass::odd_sizes, {{5, 13109}});
   add(SampleClass::odd_sizes, {{4099, 17}});
-  add(SampleClass::odd_sizes, {{1, 4097}});    // cuda: a decode row off a vector boundary, held shifted
+  add(SampleClass::odd_sizes, {{1, 4097}});    // a decode row of an odd width
   add(SampleClass::odd_sizes, {{7, 4097}});    // every row a different distance from a vector boundary
-  add(SampleClass::odd_sizes, {{3, 151937}});  // cuda: odd rows above 131072, shifted over a cluster
+  add(SampleClass::odd_sizes, {{3, 151937}});  // cuda: odd rows above 131072, float32 shifted over a cluster
   add(SampleClass::large, {{1024, 1024}});
   add(SampleClass::large, {{64, 32000}});
   add(SampleClass::large, {{300, 16400}});  // triton: persistent, more rows than SMs
@@ -155,7 +155,7 @@ std::vector<Sample> norm_samples(c10::Device device, c10::ScalarType dtype, cons
     add(SampleClass::large, {{512, 4096}});   // declines float32
     add(SampleClass::large, {{2048, 4104}});  // accepted
   }
-  if (device.is_cuda()) add(SampleClass::odd_sizes, {{2048, 4097}});  // cuda: a warp a row, shifted
+  if (device.is_cuda()) add(SampleClass::odd_sizes, {{2048, 4097}});  // cuda: float32 held shifted
   return all;
 }
 

@@ -11,12 +11,13 @@ namespace native_ops::cuda {
 /// (docs/design/cuda-rows.md, "Odd widths"): shifted, rows wider than 8192 elements, and
 /// from 1024 rows of 1024 elements and 2^21 elements in all, ran 1.0-2.9x as fast; fewer
 /// rows ran 0.6-0.9x (a block a row, most vectors half used), and so did rows narrower than
-/// 1024 (a warp a row, at 127 wide half its lanes idle). `columns_16_bit`: an op that reads
-/// 16-bit column operands (a norm's weight), whose shifted loads cost more than the wide
-/// row loads save up to 8192 wide (0.70-0.84x at 2049 and 8191 wide, 1.0-1.2x at 4097).
+/// 1024 (a warp a row, at 127 wide half its lanes idle). Never for an op that reads 16-bit
+/// column operands (a norm's weight, `columns_16_bit`): its shifted loads cost about what
+/// the row's wide loads save (0.70-0.84x at 2049 and 8191 wide, 1.0-1.5x at 4097 and
+/// 11009, 0.75-1.05x at 50257 from 256 rows, where the shifted cluster blocks spill).
 constexpr bool hold_shifted(int64_t rows, int64_t width, bool columns_16_bit = false) {
-  if (width > 8192) return true;
-  return !columns_16_bit && rows >= 1024 && width >= 1024 && rows * width >= (int64_t{1} << 21);
+  if (columns_16_bit) return false;
+  return width > 8192 || (rows >= 1024 && width >= 1024 && rows * width >= (int64_t{1} << 21));
 }
 
 }  // namespace native_ops::cuda
