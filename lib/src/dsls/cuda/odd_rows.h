@@ -9,7 +9,7 @@ namespace native_ops::cuda {
 /// Whether launch_rows_of_any_width holds such rows shifted (16-byte vectors, the edge ones
 /// an element at a time) rather than an element a thread, as measured on the H200
 /// (docs/design/cuda-rows.md, "Odd widths"): shifted, rows wider than 8192 elements, and
-/// from 1024 rows of 1024 elements and 2^21 elements in all, ran 1.0-2.9x as fast; fewer
+/// from 1024 rows of 1024 elements and 2^21 elements in all, ran 0.97-2.9x as fast; fewer
 /// rows ran 0.6-0.9x (a block a row, most vectors half used), and so did rows narrower than
 /// 1024 (a warp a row, at 127 wide half its lanes idle). Never for an op that reads 16-bit
 /// column operands (a norm's weight, `columns_16_bit`): its shifted loads cost about what
