@@ -10,4 +10,5 @@ set(NATIVE_OPS_OPS
   norm
   argmax
   embedding_backward
-  topk)
+  topk
+  mm)

@@ -16,6 +16,7 @@ usage: scripts/gpu_check.sh --out DIR [--op OP]... [--step STEP]... [options]
                      build   scripts/setup.sh, then configure and build everything
                      test    native-ops test --dsl cuda --device cuda [--op OP]
                      triton  native-ops test --dsl triton --device cuda [--op OP]
+                     cpp     native-ops test --dsl cpp --device cuda [--op OP] (host C++ at CUDA: mm)
                      bench   native-ops bench --device cuda [--op OP]
                      grid    native-ops bench --grid --device cuda [--op OP]
                      routed  native-ops bench --grid --as-routed --device cuda [--op OP]
@@ -63,9 +64,9 @@ done
 [ ${#steps[@]} -gt 0 ] || steps=(build test bench ctest)
 for step in "${steps[@]}"; do
   case "$step" in
-    build | test | triton | bench | grid | routed | ctest | e2e) ;;
+    build | test | triton | cpp | bench | grid | routed | ctest | e2e) ;;
     tune) [ ${#ops[@]} -gt 0 ] || fail_usage "--step tune needs --op: tune one op at a time" ;;
-    *) fail_usage "unknown step '$step': one of build test triton bench grid routed tune ctest e2e" ;;
+    *) fail_usage "unknown step '$step': one of build test triton cpp bench grid routed tune ctest e2e" ;;
   esac
 done
 if [ -e "$out" ] && { [ ! -d "$out" ] || [ -n "$(ls -A "$out")" ]; }; then
@@ -127,6 +128,7 @@ for step in "${steps[@]}"; do
     build) run build bash -c "'$root/scripts/setup.sh' && '$root/scripts/build.sh'" || break ;;
     test) each test "$cli" test --dsl cuda --device cuda ;;
     triton) each triton "$cli" test --dsl triton --device cuda ;;
+    cpp) each cpp "$cli" test --dsl cpp --device cuda ;;
     bench) each_json bench "$cli" bench --device cuda ;;
     grid) each_json grid "$cli" bench --grid --device cuda --seconds "$seconds" ;;
     routed) each_json routed "$cli" bench --grid --as-routed --device cuda --seconds "$seconds" ;;

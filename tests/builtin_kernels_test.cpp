@@ -6,11 +6,14 @@
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/_softmax.h>
 #include <ATen/ops/bmm.h>
+#include <ATen/ops/empty.h>
 #include <ATen/ops/full.h>
 #include <ATen/ops/randint.h>
 #include <ATen/ops/randn.h>
 #include <ATen/ops/tensor.h>
 
+#include "native_ops/node_access.h"
+#include "native_ops/testing/op_db.h"
 #include "support.h"
 
 namespace native_ops {
@@ -157,6 +160,55 @@ TEST_F(BuiltinKernels, AddInPlaceDeclinesOutsideItsDomain) {
   at::Tensor base = at::randn({8});
   EXPECT_THROW(base.narrow(0, 0, 6).add_(base.narrow(0, 2, 6)), c10::Error);
   EXPECT_EQ(hits("add__Tensor_cpp_0"), 0u);
+}
+
+// The padded mm override runs at the CUDA key; its cond reads dtypes, sizes and strides
+// only, so CPU tensors of the same layouts judge it here.
+TEST_F(BuiltinKernels, PaddedMmAcceptsOnlyCallsCublasRunsUnaligned) {
+  const NodeHandle node = find_node_handle("mm_cpp_0");
+  const auto bf16 = at::TensorOptions().dtype(at::kBFloat16);
+  const auto accepted = [&](const at::Tensor& a, const at::Tensor& b) {
+    const CondDecision decision = check_node(node, {a, b});
+    EXPECT_TRUE(decision.accepted) << decision.reason;
+  };
+  const auto declined = [&](const at::Tensor& a, const at::Tensor& b, const std::string& why) {
+    const CondDecision decision = check_node(node, {a, b});
+    EXPECT_FALSE(decision.accepted);
+    EXPECT_NE(decision.reason.find(why), std::string::npos) << decision.reason;
+  };
+  const at::Tensor x = at::empty({1024, 2048}, bf16);
+  const at::Tensor odd_weight = at::empty({4001, 2048}, bf16);
+  accepted(x, odd_weight.t());                                             // x @ W.t(), n odd
+  accepted(at::empty({1024, 4001}, bf16), at::empty({4001, 1024}, bf16));  // k odd along self's rows
+  accepted(at::empty({4001, 1025}, bf16).narrow(1, 0, 1024).t(), at::empty({4001, 1024}, bf16));  // odd leading dim
+  declined(at::empty({1024, 1024}, bf16), at::empty({1024, 1024}, bf16), "aligned as it lies");
+  // k odd, but both operands stride across it with aligned leading dimensions.
+  declined(at::empty({4001, 1024}, bf16).t(), at::empty({4001, 1024}, bf16), "aligned as it lies");
+  declined(at::empty({8, 2048}, bf16), odd_weight.t(), "under 10^9 flops");  // a decode step
+  // 1.07e9 flops: enough for the two copies an odd n takes, not for the four of an odd k.
+  accepted(at::empty({1024, 4096}, bf16), at::empty({4096, 127}, bf16));
+  declined(at::empty({1024, 127}, bf16), at::empty({127, 4096}, bf16), "a copy launched");
+  declined(at::empty({64, 8192}, bf16), at::empty({4001, 8192}, bf16).t(), "under 512 flops an element copied");
+  declined(x.to(at::kFloat), odd_weight.to(at::kFloat).t(), "not bfloat16 or float16");
+}
+
+// Its op database samples (made on the CPU here: the cond reads layouts only) are meant for
+// it exactly where the cond accepts them, as the GPU sweep checks on the H200.
+TEST_F(BuiltinKernels, PaddedMmCondAcceptsExactlyTheSamplesMeantForIt) {
+  const NodeHandle node = find_node_handle("mm_cpp_0");
+  const std::vector<OpEntry> entries = op_entries_for("mm", "cpp");
+  ASSERT_EQ(entries.size(), 1u);
+  size_t meant = 0;
+  for (const auto dtype : entries[0].dtypes) {
+    for (const Sample& sample : entries[0].samples(c10::Device(c10::kCPU), dtype)) {
+      const bool meant_for = !sample.meant_for.empty();
+      meant += meant_for;
+      const CondDecision decision = check_node(node, sample.arguments);
+      EXPECT_EQ(decision.accepted, meant_for)
+          << dtype_name(dtype) << " " << sample.description << ": " << decision.reason;
+    }
+  }
+  EXPECT_GT(meant, 0u);
 }
 
 }  // namespace

@@ -55,7 +55,7 @@ TEST(Names, AnUnknownDslGetsOneWordingEverywhere) {
 
 TEST(Names, AnUnknownNodeIdGetsOneWordingEverywhere) {
   const std::string expected =
-      "unknown node id 'bmm_cpp_1'. Did you mean: bmm_cpp_0? `native-ops list` lists the node ids";
+      "unknown node id 'bmm_cpp_1'. Did you mean: bmm_cpp_0, mm_cpp_0? `native-ops list` lists the node ids";
   EXPECT_EQ(error_of([] { require_node("bmm_cpp_1"); }), expected);
   EXPECT_EQ(require_node("bmm_cpp_0").dsl, "cpp");
   EXPECT_EQ(error_of([] { find_node_handle("bmm_cpp_1"); }), expected);
