@@ -114,7 +114,7 @@ NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_norm_rows(int dtype, int centered, con
   return dispatch_dtype(dtype, [&](auto element) {
     using T = decltype(element);
     return launch_rows_of_any_width<T>(
-        {in, out}, {weight, bias}, rows, width, static_cast<cudaStream_t>(stream),
+        {in, out}, std::array<const void*, 2>{weight, bias}, rows, width, static_cast<cudaStream_t>(stream),
         [&](auto vec) {
           return NormRows<T, decltype(vec)::value>{static_cast<const T*>(in),
                                                    static_cast<T*>(out),

@@ -73,8 +73,9 @@ NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_softmax_rows(int dtype, int log, const
   using namespace native_ops::cuda;
   return dispatch_dtype(dtype, [&](auto element) {
     using T = decltype(element);
-    return launch_rows_of_any_width<T>({in, out}, {}, rows, width, static_cast<cudaStream_t>(stream), [&](auto vec) {
-      return SoftmaxRows<T, decltype(vec)::value>{static_cast<const T*>(in), static_cast<T*>(out), width, log != 0};
-    });
+    return launch_rows_of_any_width<T>(
+        {in, out}, std::array<const void*, 0>{}, rows, width, static_cast<cudaStream_t>(stream), [&](auto vec) {
+          return SoftmaxRows<T, decltype(vec)::value>{static_cast<const T*>(in), static_cast<T*>(out), width, log != 0};
+        });
   });
 }

@@ -55,10 +55,11 @@ NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_softmax_backward_rows(int dtype, int l
   using namespace native_ops::cuda;
   return dispatch_dtype(dtype, [&](auto element) {
     using T = decltype(element);
-    return launch_rows_of_any_width<T>(
-        {out, grad_out, grad_in}, {}, rows, width, static_cast<cudaStream_t>(stream), [&](auto vec) {
-          return SoftmaxBackwardRows<T, decltype(vec)::value>{
-              static_cast<const T*>(out), static_cast<const T*>(grad_out), static_cast<T*>(grad_in), width, log != 0};
-        });
+    return launch_rows_of_any_width<T>({out, grad_out, grad_in}, std::array<const void*, 0>{}, rows, width,
+                                       static_cast<cudaStream_t>(stream), [&](auto vec) {
+                                         return SoftmaxBackwardRows<T, decltype(vec)::value>{
+                                             static_cast<const T*>(out), static_cast<const T*>(grad_out),
+                                             static_cast<T*>(grad_in), width, log != 0};
+                                       });
   });
 }

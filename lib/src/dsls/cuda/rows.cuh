@@ -23,6 +23,7 @@
 // The parts: rows/holders.cuh (how a row is held), rows/reduce.cuh (reductions over a warp
 // or block), rows/cluster.cuh (over a cluster), rows/streamed.cuh (persistent clusters);
 // this file holds the kernel and launch_rows(), which chooses among them.
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <initializer_list>
@@ -370,14 +371,17 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
 /// element a thread.
 /// `make(vec)` makes the op for VEC = vec; `reuse` and `claims` as for launch_rows (aligned
 /// rows only).
-template <class T, class Make>
+template <class T, size_t kColumns, class Make>
 int launch_rows_of_any_width(std::initializer_list<const void*> row_starts,
-                             std::initializer_list<const void*> column_starts, int64_t rows, int64_t width,
+                             const std::array<const void*, kColumns>& column_starts, int64_t rows, int64_t width,
                              cudaStream_t stream, Make make, ColumnReuse reuse = ColumnReuse::per_row,
                              RowClaims* claims = nullptr) {
   constexpr int kVec = 16 / sizeof(T);
+  // hold_shifted() never holds 16-bit rows with column operands shifted: those kernels are
+  // not compiled.
+  constexpr bool kMayShift = !(sizeof(T) == 2 && kColumns > 0);
   const auto first = reinterpret_cast<uintptr_t>(*row_starts.begin());
-  bool aligned = width % kVec == 0, shifted = hold_shifted(rows, width, sizeof(T) == 2 && column_starts.size() > 0);
+  bool aligned = width % kVec == 0, shifted = hold_shifted(rows, width, !kMayShift);
   for (const void* start : row_starts) {
     const auto address = reinterpret_cast<uintptr_t>(start);
     aligned = aligned && address % 16 == 0;
@@ -391,7 +395,9 @@ int launch_rows_of_any_width(std::initializer_list<const void*> row_starts,
   using Vector = std::integral_constant<int, kVec>;
   using Element = std::integral_constant<int, 1>;
   if (aligned) return launch_rows<kVec>(make(Vector{}), rows, width, stream, reuse, claims);
-  if (shifted) return launch_rows<kVec, true>(make(Vector{}), rows, width, stream);
+  if constexpr (kMayShift) {
+    if (shifted) return launch_rows<kVec, true>(make(Vector{}), rows, width, stream);
+  }
   return launch_rows<1>(make(Element{}), rows, width, stream);
 }
 
