@@ -12,6 +12,7 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/mm_ops.h>
 #include <c10/core/DeviceGuard.h>
+#include <c10/util/Exception.h>
 
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
@@ -115,8 +116,7 @@ at::Tensor padded_copy(const at::Tensor& x, int64_t rows_padded, int64_t cols_pa
   return buffer;
 }
 
-at::Tensor padded_mm(const at::Tensor& self, const at::Tensor& mat2) {
-  const c10::DeviceGuard device(self.device());
+at::Tensor padded_product(const at::Tensor& self, const at::Tensor& mat2) {
   const PaddedPlan plan(self, mat2);
   // Only the inner padding is zeroed: mat2's padding columns make output columns that are
   // dropped.
@@ -127,6 +127,17 @@ at::Tensor padded_mm(const at::Tensor& self, const at::Tensor& mat2) {
   at::Tensor out = at::empty({plan.m, plan.n}, self.options());
   out.copy_(product.narrow(1, 0, plan.n));
   return out;
+}
+
+at::Tensor padded_mm(const at::Tensor& self, const at::Tensor& mat2) {
+  const c10::DeviceGuard device(self.device());
+  try {
+    return padded_product(self, mat2);
+  } catch (const c10::OutOfMemoryError&) {
+    // The copies need memory aten's mm does not (up to both operands and the output
+    // again, until the call returns): where the allocator has none to give, aten runs.
+    return call_original<at::_ops::mm>(self, mat2);
+  }
 }
 
 }  // namespace
