@@ -47,7 +47,7 @@ bool aligned_in_place(const at::Tensor& x) {
 }
 
 // What the override copies for self [m, k] x mat2 [k, n]. cuBLAS runs its aligned kernels
-// when every leading dimension is whole vectors, and so are n (the output's rows) and k
+// when every leading dimension is whole vectors, and so are n (the output's row length) and k
 // where an operand runs along it (a row-major self, a column-major mat2); m may stay odd,
 // and so may k where both operands stride across it. Operands are copied in their own
 // order (a strided one row-major) where they are not aligned as they lie or k is padded.
