@@ -117,17 +117,23 @@ struct TopkArgs {
   bool largest;
 };
 
+// The sum of `value` over this lane and the lanes before it. Every lane of the warp must call it.
+__device__ __forceinline__ uint32_t warp_inclusive_sum(uint32_t value) {
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+#pragma unroll
+  for (int offset = 1; offset < 32; offset *= 2) {
+    const uint32_t before = __shfl_up_sync(0xffffffffu, value, offset);
+    if (lane >= offset) value += before;
+  }
+  return value;
+}
+
 // The sum of `value` over the threads before this one, in thread order; `total` gets the
 // block's sum. Every thread of the block must call it.
 __device__ __forceinline__ uint32_t block_exclusive_scan(uint32_t value, uint32_t& total, uint32_t* warp_sums) {
   const int lane = static_cast<int>(threadIdx.x) % 32;
   const int warp = static_cast<int>(threadIdx.x) / 32;
-  uint32_t inclusive = value;
-#pragma unroll
-  for (int offset = 1; offset < 32; offset *= 2) {
-    const uint32_t before = __shfl_up_sync(0xffffffffu, inclusive, offset);
-    if (lane >= offset) inclusive += before;
-  }
+  const uint32_t inclusive = warp_inclusive_sum(value);
   if (lane == 31) warp_sums[warp] = inclusive;
   __syncthreads();
   uint32_t before_warp = 0;
@@ -417,12 +423,7 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) topk_rows(TopkArgs<T> 
         }
       }
     }
-    uint32_t inclusive = reaching;
-#pragma unroll
-    for (int offset = 1; offset < 32; offset *= 2) {
-      const uint32_t before = __shfl_up_sync(0xffffffffu, inclusive, offset);
-      if (lane >= offset) inclusive += before;
-    }
+    const uint32_t inclusive = warp_inclusive_sum(reaching);
     uint32_t base = 0;
     if (lane == 31 && inclusive > 0) base = atomicAdd(&collected, inclusive);
     uint32_t place = __shfl_sync(0xffffffffu, base, 31) + inclusive - reaching;
