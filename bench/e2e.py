@@ -13,6 +13,10 @@ each is from it, and which overrides fired.
 
 Prints a table; --json FILE also writes the numbers. Times are medians over --iterations
 after warm-up (CUDA events on a GPU), then the median over --rounds processes of each kind.
+A sampling step is timed as --sample-calls steps issued back to back, divided: one step
+alone, synchronized, measures the host's launch latency more than the GPU. On a GPU the
+sampling steps are also timed as those steps captured in one CUDA graph (the rows
+*_graph), as a serving loop replays its decode step: the GPU's time, the host's left out.
 """
 import argparse
 import json
@@ -40,6 +44,8 @@ def parse_args(argv):
     p.add_argument("--norm", default="rms", choices=["rms", "layer"])
     p.add_argument("--top-k", type=int, default=50)
     p.add_argument("--sample-rows", type=int, default=64, help="decode rows sampled at once")
+    p.add_argument("--sample-calls", type=int, default=100,
+                   help="sampling steps issued back to back per timing: one alone is host-bound")
     p.add_argument("--iterations", type=int, default=10)
     p.add_argument("--rounds", type=int, default=3, help="processes of each kind, alternating")
     p.add_argument("--tiny", action="store_true", help="a model small enough for a CPU smoke run")
@@ -52,8 +58,11 @@ def parse_args(argv):
     if args.tiny:
         args.vocab, args.hidden, args.layers, args.heads, args.seq, args.batch = 1000, 64, 2, 4, 32, 2
         args.sample_rows = 4
+        args.sample_calls = 2
     if args.hidden % args.heads:
         p.error(f"--hidden {args.hidden} is not a multiple of --heads {args.heads}")
+    if args.sample_calls < 1:
+        p.error(f"--sample-calls {args.sample_calls} is not a positive number of calls")
     if not 1 <= args.top_k <= args.vocab:
         p.error(f"--top-k {args.top_k} must be between 1 and --vocab {args.vocab}")
     if args.rounds < 1 or args.iterations < 1:
@@ -151,7 +160,8 @@ def worker(args):
         choice = torch.multinomial(torch.softmax(values.float(), dim=-1), 1, generator=generator)
         return indices.gather(-1, choice)
 
-    def timed(fn, grad=True):
+    def timed(fn, grad=True, calls=1):
+        """Median seconds of one call; `calls` calls are issued back to back per timing."""
         times = []
         for i in range(args.iterations + 2):  # two warm-up calls
             if device.type == "cuda":
@@ -159,26 +169,46 @@ def worker(args):
                 torch.cuda.synchronize()
                 start.record()
                 with torch.set_grad_enabled(grad):
-                    fn()
+                    for _ in range(calls):
+                        fn()
                 end.record()
                 torch.cuda.synchronize()
-                elapsed = start.elapsed_time(end) / 1e3
+                elapsed = start.elapsed_time(end) / 1e3 / calls
             else:
                 t0 = time.perf_counter()
                 with torch.set_grad_enabled(grad):
-                    fn()
-                elapsed = time.perf_counter() - t0
+                    for _ in range(calls):
+                        fn()
+                elapsed = (time.perf_counter() - t0) / calls
             if i >= 2:
                 times.append(elapsed)
         return statistics.median(times)
+
+    def captured(fn, calls):
+        """`calls` calls of fn in one CUDA graph, as a serving loop replays its decode step."""
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side), torch.no_grad():
+            for _ in range(3):  # warm-up outside the graph, as capture requires
+                fn()
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        graph.register_generator_state(generator)
+        with torch.no_grad(), torch.cuda.graph(graph):
+            for _ in range(calls):
+                fn()
+        return graph.replay
 
     generator.manual_seed(1)
     times = {
         "forward": timed(lambda: forward(inputs), grad=False),
         "train_step": timed(train_step),
-        "greedy": timed(greedy, grad=False),
-        "top_k": timed(top_k, grad=False),
+        "greedy": timed(greedy, grad=False, calls=args.sample_calls),
+        "top_k": timed(top_k, grad=False, calls=args.sample_calls),
     }
+    if device.type == "cuda":
+        for name, fn in (("greedy", greedy), ("top_k", top_k)):
+            times[name + "_graph"] = timed(captured(fn, args.sample_calls), grad=False) / args.sample_calls
     fired = {}
     if args.worker == "loaded":
         for graph in json.loads(torch.ops.native_ops.status())["graphs"]:
@@ -195,7 +225,7 @@ def worker(args):
 def run_worker(args, kind, out):
     command = [sys.executable, os.path.abspath(__file__), "--worker", kind, "--out", out]
     for name in ("library", "device", "dtype", "vocab", "hidden", "layers", "heads", "seq", "batch", "norm",
-                 "top_k", "sample_rows", "iterations"):
+                 "top_k", "sample_rows", "sample_calls", "iterations"):
         command += ["--" + name.replace("_", "-"), str(getattr(args, name))]
     completed = subprocess.run(command, capture_output=True, text=True)
     if completed.returncode != 0:
