@@ -25,7 +25,7 @@ usage: scripts/gpu_check.sh --out DIR [--op OP]... [--step STEP]... [options]
                      e2e     bench/e2e.py with the library loaded and without
   --seconds S      time per (node, cell) of grid and routed (default 0.03)
   --budget S       tune's time budget per op (default 60)
-  --vocab N        e2e's vocabulary (default 50257)
+  --vocab N        e2e's vocabulary; repeatable, a run each (default 50257)
   --timeout S      stop any one command after S seconds (default: none)
   --tar FILE       after each step, write DIR's files to the tar archive FILE
 TXT
@@ -39,8 +39,8 @@ fail_usage() {
 
 positive_number() { [[ "$1" =~ ^[0-9]+([.][0-9]+)?$ ]] && [[ ! "$1" =~ ^0+([.]0+)?$ ]]; }
 
-out="" tar_file="" seconds=0.03 budget=60 vocab=50257 timeout_s=""
-ops=() steps=()
+out="" tar_file="" seconds=0.03 budget=60 timeout_s=""
+ops=() steps=() vocabs=()
 while [ $# -gt 0 ]; do
   case "$1" in
     -h | --help) usage; exit 0 ;;
@@ -52,7 +52,7 @@ while [ $# -gt 0 ]; do
         --step) steps+=("$2") ;;
         --seconds) positive_number "$2" || fail_usage "--seconds '$2' is not a positive number"; seconds=$2 ;;
         --budget) positive_number "$2" || fail_usage "--budget '$2' is not a positive number"; budget=$2 ;;
-        --vocab) [[ "$2" =~ ^[1-9][0-9]*$ ]] || fail_usage "--vocab '$2' is not a positive integer"; vocab=$2 ;;
+        --vocab) [[ "$2" =~ ^[1-9][0-9]*$ ]] || fail_usage "--vocab '$2' is not a positive integer"; vocabs+=("$2") ;;
         --timeout) positive_number "$2" || fail_usage "--timeout '$2' is not a positive number"; timeout_s=$2 ;;
         --tar) tar_file=$2 ;;
       esac
@@ -62,6 +62,7 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$out" ] || fail_usage "--out DIR is required: the directory the logs go to"
 [ ${#steps[@]} -gt 0 ] || steps=(build test bench ctest)
+[ ${#vocabs[@]} -gt 0 ] || vocabs=(50257)
 for step in "${steps[@]}"; do
   case "$step" in
     build | test | triton | cpp | bench | grid | routed | ctest | e2e) ;;
@@ -139,8 +140,10 @@ for step in "${steps[@]}"; do
       done ;;
     ctest) run ctest ctest --test-dir "$root/build" -L gpu --output-on-failure ;;
     e2e)
-      run e2e python3 "$root/bench/e2e.py" --library "$root/build/lib/libnative_ops_torch.so" --device cuda \
-        --vocab "$vocab" --rounds 2 --json "$out/e2e.json" ;;
+      for vocab in "${vocabs[@]}"; do
+        run "e2e_$vocab" python3 "$root/bench/e2e.py" --library "$root/build/lib/libnative_ops_torch.so" --device cuda \
+          --vocab "$vocab" --rounds 2 --json "$out/e2e_$vocab.json"
+      done ;;
   esac
   [ -z "$tar_file" ] || tar -C "$out" -cf "$tar_file" .
 done
