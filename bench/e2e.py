@@ -11,7 +11,9 @@ each is from it, and which overrides fired.
   python bench/e2e.py --library build/lib/libnative_ops_torch.so --device cuda --vocab 50257
   python bench/e2e.py --library build/lib/libnative_ops_torch.so --device cpu --dtype f32 --tiny
 
-Prints a table; --json FILE also writes the numbers. Times are medians over --iterations
+Prints a table; --json FILE also writes the numbers. --profile N also profiles N training
+steps in each process (torch.profiler) and prints the step's time by aten op, without the
+library and with it: where the step's time goes, and which ops the library changes. Times are medians over --iterations
 after warm-up (CUDA events on a GPU), then the median over --rounds processes of each kind.
 A sampling step is timed as --sample-calls steps issued back to back, divided: one step
 alone, synchronized, measures the host's launch latency more than the GPU. On a GPU the
@@ -49,6 +51,8 @@ def parse_args(argv):
     p.add_argument("--iterations", type=int, default=10)
     p.add_argument("--rounds", type=int, default=3, help="processes of each kind, alternating")
     p.add_argument("--tiny", action="store_true", help="a model small enough for a CPU smoke run")
+    p.add_argument("--profile", type=int, default=0, metavar="STEPS",
+                   help="also profile STEPS training steps and print the time by op (default 0: no profile)")
     p.add_argument("--json", help="also write the results to FILE")
     p.add_argument("--check", action="store_true",
                    help="exit 1 when an output of the loaded run is further from the reference than 1.5x aten's")
@@ -65,6 +69,8 @@ def parse_args(argv):
         p.error(f"--sample-calls {args.sample_calls} is not a positive number of calls")
     if not 1 <= args.top_k <= args.vocab:
         p.error(f"--top-k {args.top_k} must be between 1 and --vocab {args.vocab}")
+    if args.profile < 0:
+        p.error(f"--profile {args.profile}: give a number of training steps, or 0 for no profile")
     if args.rounds < 1 or args.iterations < 1:
         p.error("--rounds and --iterations must be at least 1")
     if not args.worker and not os.path.isfile(args.library):
@@ -209,6 +215,7 @@ def worker(args):
     if device.type == "cuda":
         for name, fn in (("greedy", greedy), ("top_k", top_k)):
             times[name + "_graph"] = timed(captured(fn, args.sample_calls), grad=False) / args.sample_calls
+    profile = profile_steps(train_step, device, args.profile) if args.profile else {}
     fired = {}
     if args.worker == "loaded":
         for graph in json.loads(torch.ops.native_ops.status())["graphs"]:
@@ -217,7 +224,33 @@ def worker(args):
                     fired[node["id"]] = node["hits"]
     torch.save(result_tensors, args.out + ".pt")
     with open(args.out + ".json", "w") as f:
-        json.dump({"times": times, "fired": fired}, f)
+        json.dump({"times": times, "fired": fired, "profile": profile}, f)
+
+
+def profile_steps(step, device, steps):
+    """Seconds per step by aten op: on a GPU the kernel time each op launches itself (its
+    self device time: an override's kernels count to the op it replaces), on the CPU the op's
+    self CPU time. Ops that nest others count only their own part, so the values add up."""
+    import torch
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile
+
+    on_gpu = device.type == "cuda"
+    step()  # outside the profile: its first call pays the profiler's set-up
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if on_gpu else [])
+    with profile(activities=activities) as trace:
+        for _ in range(steps):
+            step()
+        if on_gpu:
+            torch.cuda.synchronize()
+    by_op = {}
+    for event in trace.key_averages():
+        if event.device_type != DeviceType.CPU:
+            continue  # kernels: counted through the op that launched them
+        us = event.self_device_time_total if on_gpu else event.self_cpu_time_total
+        if us > 0:
+            by_op[event.key] = by_op.get(event.key, 0) + us / 1e6 / steps
+    return by_op
 
 
 # ---- the parent: alternate the workers, compare, report -----------------------------------
@@ -225,7 +258,7 @@ def worker(args):
 def run_worker(args, kind, out):
     command = [sys.executable, os.path.abspath(__file__), "--worker", kind, "--out", out]
     for name in ("library", "device", "dtype", "vocab", "hidden", "layers", "heads", "seq", "batch", "norm",
-                 "top_k", "sample_rows", "sample_calls", "iterations"):
+                 "top_k", "sample_rows", "sample_calls", "iterations", "profile"):
         command += ["--" + name.replace("_", "-"), str(getattr(args, name))]
     completed = subprocess.run(command, capture_output=True, text=True)
     if completed.returncode != 0:
@@ -238,6 +271,26 @@ def distance(actual, reference):
     """max |actual - reference| / max |reference|: 0 is exact."""
     scale = reference.abs().max().item() or 1.0
     return (actual - reference).abs().max().item() / scale
+
+
+def print_profile(profile, steps, what, top=20):
+    """The ops of a training step by their time without the library, and with it."""
+    ops = sorted(set(profile["aten"]) | set(profile["loaded"]),
+                 key=lambda op: -max(profile["aten"].get(op, 0), profile["loaded"].get(op, 0)))
+    print(f"\na training step's {what} by aten op (torch.profiler over {steps} steps; the median over the "
+          f"processes of each kind):")
+    print(f"{'op':<56}{'aten':>12}{'loaded':>12}{'saved':>12}")
+
+    def line(name, a, l):
+        print(f"{name:<56}{a * 1e3:>10.3f}ms{l * 1e3:>10.3f}ms{(a - l) * 1e3:>10.3f}ms")
+
+    for op in ops[:top]:
+        line(op[:55], profile["aten"].get(op, 0), profile["loaded"].get(op, 0))
+    rest = ops[top:]
+    if rest:
+        line(f"({len(rest)} other ops)", sum(profile["aten"].get(op, 0) for op in rest),
+             sum(profile["loaded"].get(op, 0) for op in rest))
+    line("(all)", sum(profile["aten"].values()), sum(profile["loaded"].values()))
 
 
 def main(argv):
@@ -274,9 +327,15 @@ def main(argv):
     fired = runs["loaded"][0]["fired"]
     print("\noverrides that fired (hits, one loaded process): " +
           (", ".join(f"{k} {n}" for k, n in sorted(fired.items())) or "none"))
+    profile = {}
+    if args.profile:
+        profile = {kind: {op: statistics.median(run["profile"].get(op, 0.0) for run in runs[kind])
+                          for op in set().union(*(run["profile"] for run in runs[kind]))} for kind in runs}
+        print_profile(profile, args.profile, "kernel time" if args.device == "cuda" else "CPU time")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"config": vars(args), "times": times, "errors": errors, "fired": fired}, f, indent=1)
+            json.dump({"config": vars(args), "times": times, "errors": errors, "fired": fired, "profile": profile},
+                      f, indent=1)
     if args.check:
         worse = [name for name in reference if errors["loaded"][name] > 1.5 * errors["aten"][name] + 1e-6]
         if worse:

@@ -1,5 +1,6 @@
 // native-ops bench [--dsl X] [--op Y] [--device cpu|cuda|all] [--grid [--dtype D]...] [--as-routed]
 //                  [--json-file FILE] [--csv FILE] [--svg FILE] [--force]
+// native-ops bench --report FILE [--json-file FILE] [--csv FILE] [--svg FILE] [--force]
 #include <unistd.h>
 #include <algorithm>
 #include <cctype>
@@ -28,6 +29,7 @@ struct BenchRequest {
   std::string json_file;
   std::string csv;
   std::string svg;
+  std::string report;
   double seconds = 0.4;
   bool force = false;
   bool grid = false;
@@ -75,6 +77,31 @@ void print_routed_summary(const BenchReport& report) {
   std::cout << "\nAs routed: " << cells << " cells; slower than aten (upper 95% bound < 0.98): " << slower
             << "; within 3% of the fastest of aten and the accepting nodes: " << near_fastest << " ("
             << fixed(100.0 * near_fastest / cells, 1) << "%)\n";
+}
+
+// Per-node grid runs: the cells held to the floor goal that miss it, and the odd widths
+// that cost more than their extra bytes (check_floor).
+void print_floor_summary(const FloorCheck& check) {
+  if (check.cells == 0) return;
+  const FloorGoal goal;
+  std::cout << "\nFloor goal: " << check.cells << " cells move " << fixed(goal.min_bytes / (1 << 20), 0)
+            << " MiB or more at up to " << fixed(goal.max_flops_per_byte, 0) << " flops a byte; under the goal ("
+            << fixed(100 * goal.fraction, 0) << "% of the copy floor by the fastest override, "
+            << fixed(100 * goal.bf16_fraction, 0) << "% at bf16 rows " << goal.bf16_min_width << "-"
+            << goal.bf16_max_width << " wide): " << check.under.size() << "\n";
+  for (const FloorMiss& miss : check.under) {
+    std::cout << "  " << miss.op_symbol << " " << miss.shape << " (" << miss.device << "): " << miss.fastest_node << " "
+              << fixed(100 * miss.fraction, 0) << "%, aten " << fixed(100 * miss.aten_fraction, 0) << "%, goal "
+              << fixed(100 * miss.goal, 0) << "%\n";
+  }
+  if (check.odd_cells == 0) return;
+  std::cout << "Odd widths beside a multiple of 8 timed in the run: " << check.odd_cells
+            << "; costing more than their extra bytes: " << check.odd_over.size() << "\n";
+  for (const OddWidthMiss& miss : check.odd_over) {
+    std::cout << "  " << miss.op_symbol << " " << miss.shape << " (" << miss.device << "): " << duration(miss.ns)
+              << ", width " << miss.aligned_width << " " << duration(miss.aligned_ns) << ": at most "
+              << duration(miss.allowed_ns) << "\n";
+  }
 }
 
 void print_table(const BenchReport& report, bool color) {
@@ -204,8 +231,20 @@ void add_bench_command(CLI::App& app, const GlobalOptions& options) {
   command->add_flag("--as-routed", request->as_routed,
                     "Time each op's routed call as configured (order, policy, selection tables) against aten: one "
                     "row per op and shape, naming the node that fires");
-  command->add_option("--seconds", request->seconds, "Time budget per (override, shape), default 0.4")
-      ->check(CLI::Range(0.01, 60.0));
+  CLI::Option* seconds =
+      command->add_option("--seconds", request->seconds, "Time budget per (override, shape), default 0.4")
+          ->check(CLI::Range(0.01, 60.0));
+  command
+      ->add_option("--report", request->report,
+                   "Print a report that --json-file wrote, instead of running: its tables and, for a grid run, "
+                   "the cells under the floor goal")
+      ->excludes(command->get_option("--dsl"))
+      ->excludes(command->get_option("--op"))
+      ->excludes(command->get_option("--device"))
+      ->excludes(command->get_option("--grid"))
+      ->excludes(command->get_option("--dtype"))
+      ->excludes(command->get_option("--as-routed"))
+      ->excludes(seconds);
   command->callback([&options, request] {
     BenchOptions bench;
     bench.dsl = request->dsl;
@@ -219,12 +258,18 @@ void add_bench_command(CLI::App& app, const GlobalOptions& options) {
     if (request->device == "cuda") bench.devices = {c10::DeviceType::CUDA};
     const std::vector<ReportFile> files = report_files(*request);
     check_report_files(files, request->force);  // before the benchmarks, which take minutes
-    options.start();
-    const bool tty = isatty(STDERR_FILENO);
-    const BenchReport report = run_benchmarks(bench, [tty](size_t done, size_t total, const std::string& what) {
-      if (tty) std::cerr << "\r[" << done << "/" << total << "] " << std::left << std::setw(60) << what << std::flush;
-    });
-    if (tty) std::cerr << "\r" << std::string(80, ' ') << "\r" << std::flush;
+    BenchReport report;
+    if (!request->report.empty()) {
+      report = read_bench_report(request->report);
+    } else {
+      options.start();
+      const bool tty = isatty(STDERR_FILENO);
+      report = run_benchmarks(bench, [tty](size_t done, size_t total, const std::string& what) {
+        if (tty) std::cerr << "\r[" << done << "/" << total << "] " << std::left << std::setw(60) << what << std::flush;
+      });
+      if (tty) std::cerr << "\r" << std::string(80, ' ') << "\r" << std::flush;
+    }
+    const FloorCheck floor_check = check_floor(report);
     for (const ReportFile& file : files) {
       write_report_file(file, file.kind == ReportKind::bench_json  ? bench_json(report) + "\n"
                               : file.kind == ReportKind::bench_csv ? bench_csv(report)
@@ -235,8 +280,12 @@ void add_bench_command(CLI::App& app, const GlobalOptions& options) {
     } else {
       print_table(report, options.use_color());
       print_side_by_side(report);
+      print_floor_summary(floor_check);
     }
-    if (report.rows.empty()) std::cerr << "native-ops: no override matches: nothing was benchmarked\n";
+    if (report.rows.empty()) {
+      std::cerr << (request->report.empty() ? "native-ops: no override matches: nothing was benchmarked\n"
+                                            : "native-ops: the report holds no rows\n");
+    }
   });
 }
 

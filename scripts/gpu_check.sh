@@ -22,7 +22,8 @@ usage: scripts/gpu_check.sh --out DIR [--op OP]... [--step STEP]... [options]
                      routed  native-ops bench --grid --as-routed --device cuda [--op OP]
                      tune    native-ops tune --device cuda --op OP (needs --op)
                      ctest   ctest -L gpu in build/
-                     e2e     bench/e2e.py with the library loaded and without
+                     e2e     bench/e2e.py with the library loaded and without (and a
+                             profile of 3 training steps by op)
   --seconds S      time per (node, cell) of grid and routed (default 0.03)
   --budget S       tune's time budget per op (default 60)
   --vocab N        e2e's vocabulary; repeatable, a run each (default 50257)
@@ -142,7 +143,7 @@ for step in "${steps[@]}"; do
     e2e)
       for vocab in "${vocabs[@]}"; do
         run "e2e_$vocab" python3 "$root/bench/e2e.py" --library "$root/build/lib/libnative_ops_torch.so" --device cuda \
-          --vocab "$vocab" --rounds 2 --json "$out/e2e_$vocab.json"
+          --vocab "$vocab" --rounds 2 --profile 3 --json "$out/e2e_$vocab.json"
       done ;;
   esac
   [ -z "$tar_file" ] || tar -C "$out" -cf "$tar_file" .

@@ -1,11 +1,15 @@
-// Benchmark reports for machines and people: JSON, CSV and an SVG chart.
+// Benchmark reports for machines and people: JSON (written and read back), CSV and an SVG chart.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
+#include "native_ops/error.h"
 #include "native_ops/testing/report.h"
 
 namespace native_ops {
@@ -58,7 +62,169 @@ std::string fixed(T value, int digits) {
   return text.str();
 }
 
+// Reports of the largest grids are a few MB: far below this.
+constexpr uintmax_t kMaxReportBytes = uintmax_t{256} << 20;
+
+// Reads a report of bench_json's form; errors name the file, the JSON pointer of the field
+// and what was expected there.
+class ReportReader {
+ public:
+  explicit ReportReader(std::string source) : source_(std::move(source)) {}
+
+  BenchReport read(const std::string& text) {
+    nlohmann::json doc;
+    try {
+      doc = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception& e) {
+      fail("", std::string("is not JSON (") + e.what() + ")");
+    }
+    if (!doc.is_object()) fail("", "is not a JSON object");
+    if (number(doc, "version", "") != 1) fail("/version", "expected 1, the version native-ops bench writes");
+    BenchReport report;
+    const nlohmann::json& devices = array(doc, "devices", "");
+    for (size_t i = 0; i < devices.size(); ++i) {
+      const std::string where = "/devices/" + std::to_string(i);
+      report.devices.push_back({text_of(devices[i], "device", where), text_of(devices[i], "name", where),
+                                number(devices[i], "copy_gbps", where),
+                                static_cast<int>(count(devices[i], "threads", where, 1 << 20))});
+    }
+    const nlohmann::json& rows = array(doc, "rows", "");
+    for (size_t i = 0; i < rows.size(); ++i) report.rows.push_back(row(rows[i], "/rows/" + std::to_string(i)));
+    return report;
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& where, const std::string& what) const {
+    throw Error("report " + source_ + (where.empty() ? "" : ": " + where) + ": " + what +
+                ": give a report that native-ops bench --json-file wrote");
+  }
+
+  const nlohmann::json& field(const nlohmann::json& object, const char* key, const std::string& where) const {
+    if (!object.is_object()) fail(where, "expected an object");
+    const auto found = object.find(key);
+    if (found == object.end()) fail(where, std::string("\"") + key + "\" is missing");
+    return *found;
+  }
+
+  double number(const nlohmann::json& object, const char* key, const std::string& where) const {
+    const nlohmann::json& value = field(object, key, where);
+    if (!value.is_number()) fail(where + "/" + key, "expected a number");
+    return value.get<double>();
+  }
+
+  std::string text_of(const nlohmann::json& object, const char* key, const std::string& where) const {
+    const nlohmann::json& value = field(object, key, where);
+    if (!value.is_string()) fail(where + "/" + key, "expected a string");
+    return value.get<std::string>();
+  }
+
+  // A whole number from 0 to `most`.
+  size_t count(const nlohmann::json& object, const char* key, const std::string& where, double most) const {
+    const double value = number(object, key, where);
+    if (!(value >= 0 && value <= most) || value != std::floor(value)) {
+      fail(where + "/" + key, "expected a whole number from 0 to " + fixed(most, 0));
+    }
+    return static_cast<size_t>(value);
+  }
+
+  bool boolean(const nlohmann::json& object, const char* key, const std::string& where) const {
+    const nlohmann::json& value = field(object, key, where);
+    if (!value.is_boolean()) fail(where + "/" + key, "expected true or false");
+    return value.get<bool>();
+  }
+
+  const nlohmann::json& array(const nlohmann::json& object, const char* key, const std::string& where) const {
+    const nlohmann::json& value = field(object, key, where);
+    if (!value.is_array()) fail(where + "/" + key, "expected an array");
+    return value;
+  }
+
+  // [low, high]
+  std::pair<double, double> interval(const nlohmann::json& object, const char* key, const std::string& where) const {
+    const nlohmann::json& value = array(object, key, where);
+    if (value.size() != 2 || !value[0].is_number() || !value[1].is_number()) {
+      fail(where + "/" + key, "expected [low, high]");
+    }
+    return {value[0].get<double>(), value[1].get<double>()};
+  }
+
+  Timing timing(const nlohmann::json& object, const char* key, const std::string& where) const {
+    const std::string at = where + "/" + key;
+    const nlohmann::json& value = field(object, key, where);
+    return {number(value, "median_ns", at), number(value, "q1_ns", at), number(value, "q3_ns", at),
+            count(value, "rounds", at, 1e15), count(value, "calls_per_round", at, 1e15)};
+  }
+
+  BenchRow row(const nlohmann::json& object, const std::string& where) const {
+    BenchRow r;
+    r.node_id = text_of(object, "node", where);
+    r.dsl = text_of(object, "dsl", where);
+    r.op_symbol = text_of(object, "op", where);
+    r.device = text_of(object, "device", where);
+    r.shape = text_of(object, "shape", where);
+    r.accepted = boolean(object, "accepted", where);
+    r.decline_reason = text_of(object, "decline_reason", where);
+    r.timed = boolean(object, "timed", where);
+    r.original = timing(object, "original", where);
+    r.impl = timing(object, "impl", where);
+    r.routed = timing(object, "routed", where);
+    r.bytes = number(object, "bytes", where);
+    r.flops = number(object, "flops", where);
+    r.original_gbps = number(object, "original_gbps", where);
+    r.override_gbps = number(object, "override_gbps", where);
+    r.copy_fraction = number(object, "copy_fraction", where);
+    r.speedup = number(object, "speedup", where);
+    std::tie(r.speedup_low, r.speedup_high) = interval(object, "speedup_ci", where);
+    r.host_overhead_ns = number(object, "host_overhead_ns", where);
+    std::tie(r.host_overhead_low, r.host_overhead_high) = interval(object, "host_overhead_ci", where);
+    r.host_original_ns = number(object, "host_original_ns", where);
+    r.host_routed_ns = number(object, "host_routed_ns", where);
+    for (const nlohmann::json& flag : array(object, "flags", where)) {
+      if (!flag.is_string()) fail(where + "/flags", "expected strings");
+      r.flags.push_back(flag.get<std::string>());
+    }
+    // Reports written before grids and as-routed runs lack these.
+    if (object.contains("dtype")) r.dtype = text_of(object, "dtype", where);
+    if (object.contains("features")) {
+      const nlohmann::json& features = object["features"];
+      if (!features.is_object()) fail(where + "/features", "expected an object of integers");
+      for (const auto& [name, value] : features.items()) {
+        if (!value.is_number_integer()) fail(where + "/features/" + name, "expected an integer");
+        r.features.emplace_back(name, value.get<int64_t>());
+      }
+    }
+    if (object.contains("fastest")) r.fastest = text_of(object, "fastest", where);
+    if (object.contains("routed_over_fastest")) {
+      r.routed_over_fastest = number(object, "routed_over_fastest", where);
+      std::tie(r.routed_over_fastest_low, r.routed_over_fastest_high) =
+          interval(object, "routed_over_fastest_ci", where);
+    }
+    return r;
+  }
+
+  std::string source_;
+};
+
 }  // namespace
+
+BenchReport read_bench_report(const std::string& path) {
+  namespace fs = std::filesystem;
+  const std::string fix = ": give the path of a report that native-ops bench --json-file wrote";
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (error) throw Error("report " + path + ": cannot be read: " + error.message() + fix);
+  if (!fs::is_regular_file(status)) throw Error("report " + path + ": is not a regular file" + fix);
+  const uintmax_t size = fs::file_size(path, error);
+  if (error || size > kMaxReportBytes) {
+    throw Error("report " + path + ": " + (error ? error.message() : std::to_string(size) + " bytes is too large") +
+                fix);
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error("report " + path + ": cannot be opened: " + std::strerror(errno) + fix);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return ReportReader(path).read(text.str());
+}
 
 std::string bench_json(const BenchReport& report) {
   nlohmann::json devices = nlohmann::json::array();

@@ -108,7 +108,7 @@ struct BenchRow {
   /// as_routed: the routed call runs within 3% of the fastest (by the median).
   bool near_fastest() const { return routed_over_fastest <= 1 + kFastestMargin; }
   /// "fires where slower", "declines where faster", "routed slower than aten", "slower than
-  /// the fastest", "noisy"
+  /// the fastest", "noisy", "under the floor goal", "odd width over its bytes" (check_floor)
   std::vector<std::string> flags;
 };
 
@@ -124,6 +124,60 @@ struct BenchReport {
   std::vector<BenchDevice> devices;
   std::vector<BenchRow> rows;
 };
+
+/// The memory-floor goals a per-node grid run is held to. A cell is one op, device, dtype
+/// and grid point; its override fraction is the best copy_fraction of the nodes timed there
+/// (each node's routed call, or its impl where the cond declines: what the kernel can do).
+struct FloorGoal {
+  /// Cells that move fewer bytes, or do more flops per byte, are not held to it: their
+  /// time is mostly launch and latency, or arithmetic.
+  double min_bytes = 16.0 * (1 << 20);
+  double max_flops_per_byte = 4;
+  /// Of the copy floor (the cell's bytes at the copy bandwidth measured in the same run).
+  double fraction = 0.85;
+  /// bf16 cells whose "width" feature lies in [bf16_min_width, bf16_max_width].
+  double bf16_fraction = 0.90;
+  int64_t bf16_min_width = 1024;
+  int64_t bf16_max_width = 131072;
+  /// A "width" that is not a multiple of 8 may cost its bytes over the next multiple of 8
+  /// above the time at a multiple of 8 less than 8 away, and this much more (noise).
+  double odd_width_margin = 0.02;
+};
+
+/// A cell whose fastest override misses FloorGoal's fraction.
+struct FloorMiss {
+  std::string op_symbol;
+  std::string device;
+  std::string shape;
+  std::string fastest_node;  // the node of the best fraction
+  double fraction = 0;       // its share of the copy floor
+  double aten_fraction = 0;  // aten's, in the same rounds
+  double goal = 0;
+};
+
+/// An odd-width cell whose fastest override costs more than its extra bytes.
+struct OddWidthMiss {
+  std::string op_symbol;
+  std::string device;
+  std::string shape;
+  double ns = 0;              // the fastest override's median at the odd width
+  int64_t aligned_width = 0;  // the neighbouring multiple of 8 timed in the same run
+  double aligned_ns = 0;      // the fastest override's median there
+  double allowed_ns = 0;      // aligned_ns * round_up(width, 8) / aligned_width * (1 + margin)
+};
+
+struct FloorCheck {
+  size_t cells = 0;  // cells held to the fraction
+  std::vector<FloorMiss> under;
+  size_t odd_cells = 0;  // held cells of an odd width with an aligned neighbour
+  std::vector<OddWidthMiss> odd_over;
+};
+
+/// Checks the grid cells of a per-node run (rows with features; as-routed rows and bench
+/// shapes are left out) against `goal`, and flags every row of a cell that misses it:
+/// "under the floor goal", "odd width over its bytes" (each added once, so a report may be
+/// checked again). run_benchmarks checks its grid runs with the default goal.
+NATIVE_OPS_API FloorCheck check_floor(BenchReport& report, const FloorGoal& goal = {});
 
 /// Called before each (node, shape) case: its index, the number of cases, and which.
 using BenchProgress = std::function<void(size_t done, size_t total, const std::string& what)>;
