@@ -79,28 +79,40 @@ void print_routed_summary(const BenchReport& report) {
             << fixed(100.0 * near_fastest / cells, 1) << "%)\n";
 }
 
-// Per-node grid runs: the cells held to the floor goal that miss it, and the odd widths
-// that cost more than their extra bytes (check_floor).
-void print_floor_summary(const FloorCheck& check) {
-  if (check.cells == 0) return;
-  const FloorGoal goal;
-  std::cout << "\nFloor goal: " << check.cells << " cells move " << fixed(goal.min_bytes / (1 << 20), 0)
-            << " MiB or more at up to " << fixed(goal.max_flops_per_byte, 0) << " flops a byte; under the goal ("
-            << fixed(100 * goal.fraction, 0) << "% of the copy floor by the fastest override, "
-            << fixed(100 * goal.bf16_fraction, 0) << "% at bf16 rows " << goal.bf16_min_width << "-"
-            << goal.bf16_max_width << " wide): " << check.under.size() << "\n";
-  for (const FloorMiss& miss : check.under) {
-    std::cout << "  " << miss.op_symbol << " " << miss.shape << " (" << miss.device << "): " << miss.fastest_node << " "
-              << fixed(100 * miss.fraction, 0) << "%, aten " << fixed(100 * miss.aten_fraction, 0) << "%, goal "
-              << fixed(100 * miss.goal, 0) << "%\n";
+// Per-node grid runs: what misses the grid goals (check_grid_goals).
+void print_grid_goals(const GridGoalCheck& check) {
+  if (check.floor_cells == 0 && check.odd_cells == 0 && check.decode_calls == 0) return;
+  const GridGoals goals;
+  std::cout << "\n";
+  if (check.floor_cells > 0) {
+    std::cout << "Floor: " << check.floor_cells << " cells move " << fixed(goals.min_bytes / (1 << 20), 0)
+              << " MiB or more at up to " << fixed(goals.max_flops_per_byte, 0) << " flops a byte; under "
+              << fixed(100 * goals.fraction, 0) << "% of the copy floor with the fastest override ("
+              << fixed(100 * goals.bf16_fraction, 0) << "% at bf16 rows " << goals.bf16_min_width << "-"
+              << goals.bf16_max_width << " wide): " << check.under_floor.size() << "\n";
+    for (const FloorMiss& miss : check.under_floor) {
+      std::cout << "  " << miss.op_symbol << " " << miss.shape << " (" << miss.device << "): " << miss.fastest_node
+                << " " << fixed(100 * miss.fraction, 0) << "%, aten " << fixed(100 * miss.aten_fraction, 0)
+                << "%, goal " << fixed(100 * miss.goal, 0) << "%\n";
+    }
   }
-  if (check.odd_cells == 0) return;
-  std::cout << "Odd widths beside a multiple of 8 timed in the run: " << check.odd_cells
-            << "; costing more than their extra bytes: " << check.odd_over.size() << "\n";
-  for (const OddWidthMiss& miss : check.odd_over) {
-    std::cout << "  " << miss.op_symbol << " " << miss.shape << " (" << miss.device << "): " << duration(miss.ns)
-              << ", width " << miss.aligned_width << " " << duration(miss.aligned_ns) << ": at most "
-              << duration(miss.allowed_ns) << "\n";
+  if (check.odd_cells > 0) {
+    std::cout << "Odd widths beside a multiple of 8 timed in the run: " << check.odd_cells
+              << "; costing more than their extra bytes: " << check.odd_over.size() << "\n";
+    for (const OddWidthMiss& miss : check.odd_over) {
+      std::cout << "  " << miss.op_symbol << " " << miss.shape << " (" << miss.device << "): " << duration(miss.ns)
+                << ", width " << miss.aligned_width << " " << duration(miss.aligned_ns) << ": at most "
+                << duration(miss.allowed_ns) << "\n";
+    }
+  }
+  if (check.decode_calls > 0) {
+    std::cout << "Decode calls (up to " << goals.decode_rows
+              << " rows; the longer of device and host time): " << check.decode_calls
+              << "; slower than aten's: " << check.decode_slower.size() << "\n";
+    for (const DecodeMiss& miss : check.decode_slower) {
+      std::cout << "  " << miss.node_id << " " << miss.shape << " (" << miss.device << "): " << duration(miss.routed_ns)
+                << ", aten " << duration(miss.original_ns) << "\n";
+    }
   }
 }
 
@@ -237,7 +249,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& options) {
   command
       ->add_option("--report", request->report,
                    "Print a report that --json-file wrote, instead of running: its tables and, for a grid run, "
-                   "the cells under the floor goal")
+                   "what misses the grid goals")
       ->excludes(command->get_option("--dsl"))
       ->excludes(command->get_option("--op"))
       ->excludes(command->get_option("--device"))
@@ -269,7 +281,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& options) {
       });
       if (tty) std::cerr << "\r" << std::string(80, ' ') << "\r" << std::flush;
     }
-    const FloorCheck floor_check = check_floor(report);
+    const GridGoalCheck goals = check_grid_goals(report);
     for (const ReportFile& file : files) {
       write_report_file(file, file.kind == ReportKind::bench_json  ? bench_json(report) + "\n"
                               : file.kind == ReportKind::bench_csv ? bench_csv(report)
@@ -280,7 +292,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& options) {
     } else {
       print_table(report, options.use_color());
       print_side_by_side(report);
-      print_floor_summary(floor_check);
+      print_grid_goals(goals);
     }
     if (report.rows.empty()) {
       std::cerr << (request->report.empty() ? "native-ops: no override matches: nothing was benchmarked\n"

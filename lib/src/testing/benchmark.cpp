@@ -385,7 +385,7 @@ BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& pro
     report.rows.push_back(std::move(row));
   }
   if (progress) progress(cases.size(), cases.size(), "done");
-  if (options.grid && !options.as_routed) check_floor(report);
+  if (options.grid && !options.as_routed) check_grid_goals(report);
   return report;
 }
 

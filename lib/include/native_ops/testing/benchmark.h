@@ -108,7 +108,8 @@ struct BenchRow {
   /// as_routed: the routed call runs within 3% of the fastest (by the median).
   bool near_fastest() const { return routed_over_fastest <= 1 + kFastestMargin; }
   /// "fires where slower", "declines where faster", "routed slower than aten", "slower than
-  /// the fastest", "noisy", "under the floor goal", "odd width over its bytes" (check_floor)
+  /// the fastest", "noisy"; from check_grid_goals: "under the floor goal", "odd width over
+  /// its bytes", "decode call slower than aten"
   std::vector<std::string> flags;
 };
 
@@ -125,12 +126,12 @@ struct BenchReport {
   std::vector<BenchRow> rows;
 };
 
-/// The memory-floor goals a per-node grid run is held to. A cell is one op, device, dtype
-/// and grid point; its override fraction is the best copy_fraction of the nodes timed there
-/// (each node's routed call, or its impl where the cond declines: what the kernel can do).
-struct FloorGoal {
-  /// Cells that move fewer bytes, or do more flops per byte, are not held to it: their
-  /// time is mostly launch and latency, or arithmetic.
+/// The goals a per-node grid run is held to. A cell is one op, device, dtype and grid
+/// point; its override fraction is the best copy_fraction of the nodes timed there (each
+/// node's routed call, or its impl where the cond declines: what the kernels can do).
+struct GridGoals {
+  /// Cells that move fewer bytes, or do more flops per byte, are not held to the floor:
+  /// their time is mostly launch and latency, or arithmetic.
   double min_bytes = 16.0 * (1 << 20);
   double max_flops_per_byte = 4;
   /// Of the copy floor (the cell's bytes at the copy bandwidth measured in the same run).
@@ -142,9 +143,14 @@ struct FloorGoal {
   /// A "width" that is not a multiple of 8 may cost its bytes over the next multiple of 8
   /// above the time at a multiple of 8 less than 8 away, and this much more (noise).
   double odd_width_margin = 0.02;
+  /// Decode cells (a "rows" feature up to decode_rows) whose node fires: a call costs the
+  /// longer of its device time and its host time (launch included), and may cost this much
+  /// more than aten's.
+  int64_t decode_rows = 64;
+  double decode_margin = 0.02;
 };
 
-/// A cell whose fastest override misses FloorGoal's fraction.
+/// A cell whose fastest override misses GridGoals' fraction of the floor.
 struct FloorMiss {
   std::string op_symbol;
   std::string device;
@@ -166,18 +172,30 @@ struct OddWidthMiss {
   double allowed_ns = 0;      // aligned_ns * round_up(width, 8) / aligned_width * (1 + margin)
 };
 
-struct FloorCheck {
-  size_t cells = 0;  // cells held to the fraction
-  std::vector<FloorMiss> under;
+/// A decode cell where a node's routed call costs more than aten's, host time counted.
+struct DecodeMiss {
+  std::string node_id;
+  std::string device;
+  std::string shape;
+  double routed_ns = 0;    // max(device median, host time) of the routed call
+  double original_ns = 0;  // the same of aten's call
+};
+
+struct GridGoalCheck {
+  size_t floor_cells = 0;  // cells held to the floor
+  std::vector<FloorMiss> under_floor;
   size_t odd_cells = 0;  // held cells of an odd width with an aligned neighbour
   std::vector<OddWidthMiss> odd_over;
+  size_t decode_calls = 0;  // (node, decode cell) pairs that fire, with host times
+  std::vector<DecodeMiss> decode_slower;
 };
 
 /// Checks the grid cells of a per-node run (rows with features; as-routed rows and bench
-/// shapes are left out) against `goal`, and flags every row of a cell that misses it:
-/// "under the floor goal", "odd width over its bytes" (each added once, so a report may be
-/// checked again). run_benchmarks checks its grid runs with the default goal.
-NATIVE_OPS_API FloorCheck check_floor(BenchReport& report, const FloorGoal& goal = {});
+/// shapes are left out) against `goals`, and flags the rows that miss them: every row of a
+/// cell "under the floor goal" or "odd width over its bytes", a node's row "decode call
+/// slower than aten" (each added once, so a report may be checked again). run_benchmarks
+/// checks its grid runs with the default goals.
+NATIVE_OPS_API GridGoalCheck check_grid_goals(BenchReport& report, const GridGoals& goals = {});
 
 /// Called before each (node, shape) case: its index, the number of cases, and which.
 using BenchProgress = std::function<void(size_t done, size_t total, const std::string& what)>;
