@@ -56,9 +56,10 @@ std::string fixed(double value, int digits) {
   return text.str();
 }
 
-// The routing cost, or "~0" when its interval holds zero: lost in the kernel's own noise.
+// The routing cost, or "~0" when its interval holds zero: lost in the kernel's own noise;
+// "-" where the call was not host-timed.
 std::string routing_cost(const BenchRow& r) {
-  if (!r.accepted) return "-";
+  if (!r.accepted || r.host_routed_ns <= 0) return "-";
   if (r.host_overhead_low <= 0 && r.host_overhead_high >= 0) return "~0";
   return duration(r.host_overhead_ns);
 }
@@ -161,7 +162,8 @@ void print_table(const BenchReport& report, bool color) {
   }
   std::cout << "\nATEN: the original kernel; IMPL: the override alone; ROUTED: through the dispatcher and router.\n"
                "SPEEDUP: ATEN / ROUTED (declined shapes: ATEN / IMPL). ROUTING: ROUTED - IMPL, host time\n"
-               "(~0: its 95% interval holds zero, lost in the kernel's noise).\n";
+               "(~0: its 95% interval holds zero, lost in the kernel's noise; -: not host-timed, a GPU call of\n"
+            << duration(kHostTimedBelowNs) << " or more).\n";
   print_routed_summary(report);
 }
 

@@ -365,7 +365,8 @@ BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& pro
     row.original_gbps = row.bytes / row.original.median_ns;
     row.override_gbps = row.bytes / override_timing.median_ns;
     row.copy_fraction = row.override_gbps / copy_gbps.at(device.str());
-    if (row.accepted && options.host_times) {
+    const bool short_call = std::max(row.original.median_ns, row.routed.median_ns) < kHostTimedBelowNs;
+    if (row.accepted && options.host_times && (device.is_cpu() || short_call)) {
       // On the CPU a call's host time is its whole time, already measured.
       const HostTimes host = device.is_cpu() ? HostTimes{paired(routed.ns, impl.ns, /*ratio=*/false),
                                                          row.original.median_ns, row.routed.median_ns}

@@ -37,7 +37,10 @@ struct BenchOptions {
   /// > 0: the time budget of the whole run, shared evenly by its cases (seconds_per_case is
   /// then ignored); warm-up and making the inputs come on top.
   double seconds_total = 0;
-  /// Also time each call's host cost (routing overhead, launch time): 1860 calls a case.
+  /// Also time each call's host cost (routing overhead, launch time): 1860 calls a case. On
+  /// a GPU only where aten's and the routed call's device times are under
+  /// kHostTimedBelowNs: beyond, the host's few microseconds cannot matter, and the rounds
+  /// would wait for 1860 long kernels.
   bool host_times = true;
   /// Time each op's routed call as configured (order, policy, selection table in force)
   /// against aten, once per op and shape instead of once per node: the row names the node
@@ -51,6 +54,9 @@ struct BenchOptions {
   bool grid = false;
   std::vector<c10::ScalarType> dtypes;  // grid cells of these dtypes only; empty: all
 };
+
+/// BenchOptions::host_times on a GPU: calls whose device time reaches this are not host-timed.
+inline constexpr double kHostTimedBelowNs = 200e3;
 
 /// How far a routed call may lag the fastest of its alternatives and still count as
 /// running the fastest (BenchRow::near_fastest).
@@ -95,7 +101,8 @@ struct BenchRow {
   double host_overhead_low = 0;   //   (median of paired rounds) and its 95% interval: an interval
   double host_overhead_high = 0;  //   that holds 0 means the overhead drowns in the kernel's noise
   double host_original_ns = 0;    // host time per call of aten's call and of the routed call: on a
-  double host_routed_ns = 0;      //   GPU the launch cost (calls return once queued), on the CPU all of it
+  double host_routed_ns = 0;      //   GPU the launch cost (calls return once queued), on the CPU all
+                                  //   of it; 0: not host-timed (BenchOptions::host_times)
   /// as_routed: the fastest of aten and the impls of the nodes whose conds accept the call
   /// (a node id, or "aten"), and the routed call's time over its time: the median of
   /// per-round ratios and its 95% interval; about 1 when the routed call runs it. Flagged
