@@ -18,7 +18,7 @@ fi
 out="$root/build-fuzz"
 echo "[fuzz] configuring build-fuzz/ with clang (CMake preset fuzz)"
 "$root/scripts/configure.sh" fuzz -DCMAKE_CXX_COMPILER="$clang"
-targets=(policy op_symbol arg_spec ordering)
+targets=(policy op_symbol arg_spec ordering bench_report)
 echo "[fuzz] building ${targets[*]/%/_fuzzer}"
 cmake --build --preset fuzz --parallel "$(nproc)"
 export ASAN_OPTIONS=detect_leaks=0:allocator_may_return_null=1  # libtorch keeps its globals to exit

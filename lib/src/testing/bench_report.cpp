@@ -207,6 +207,10 @@ class ReportReader {
 
 }  // namespace
 
+BenchReport parse_bench_report(const std::string& text, const std::string& source) {
+  return ReportReader(source).read(text);
+}
+
 BenchReport read_bench_report(const std::string& path) {
   namespace fs = std::filesystem;
   const std::string fix = ": give the path of a report that native-ops bench --json-file wrote";
@@ -223,7 +227,7 @@ BenchReport read_bench_report(const std::string& path) {
   if (!in) throw Error("report " + path + ": cannot be opened: " + std::strerror(errno) + fix);
   std::ostringstream text;
   text << in.rdbuf();
-  return ReportReader(path).read(text.str());
+  return parse_bench_report(text.str(), path);
 }
 
 std::string bench_json(const BenchReport& report) {

@@ -29,10 +29,14 @@ NATIVE_OPS_API std::string sweep_junit(const std::vector<SampleResult>& results)
 ///    "host_overhead_ns","host_overhead_ci":[low,high],"host_original_ns","host_routed_ns","flags":[...]}]}
 NATIVE_OPS_API std::string bench_json(const BenchReport& report);
 
-/// Reads back a report that bench_json wrote (the "noisy" fields are recomputed; "dtype",
-/// "features", "fastest" and "routed_over_fastest" may be absent, as in reports written
-/// before grids). Throws native_ops::Error naming the file, the field (a JSON pointer) and
-/// what was expected there.
+/// Reads back a report that bench_json wrote, from `text` (`source` names it in errors):
+/// the "noisy" fields are recomputed; "dtype", "features", "fastest" and
+/// "routed_over_fastest" may be absent, as in reports written before grids. Throws
+/// native_ops::Error naming the source, the field (a JSON pointer) and what was expected.
+NATIVE_OPS_API BenchReport parse_bench_report(const std::string& text, const std::string& source);
+
+/// parse_bench_report of the file at `path`, which must be a regular file (no FIFO, device
+/// or directory) of at most 256 MiB; throws native_ops::Error naming the path otherwise.
 NATIVE_OPS_API BenchReport read_bench_report(const std::string& path);
 
 /// The rows as CSV, one line per (node, shape), times in nanoseconds.
