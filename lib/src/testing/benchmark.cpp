@@ -357,7 +357,7 @@ BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& pro
     row.impl = summarize(impl, calls);
     row.routed = summarize(routed, calls);
 
-    const Timing& override_timing = row.accepted ? row.routed : row.impl;
+    const Timing& override_timing = row.override_timing();
     const Interval speedup = paired(original.ns, (row.accepted ? routed : impl).ns, /*ratio=*/true);
     row.speedup = speedup.median;
     row.speedup_low = speedup.low;

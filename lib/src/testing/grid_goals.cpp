@@ -22,8 +22,6 @@ struct Cell {
   const BenchRow* fastest = nullptr;  // the timed row of the best copy fraction
 };
 
-double override_ns(const BenchRow& row) { return (row.accepted ? row.routed : row.impl).median_ns; }
-
 void flag(BenchRow& row, const char* name) {
   if (std::find(row.flags.begin(), row.flags.end(), name) == row.flags.end()) row.flags.push_back(name);
 }
@@ -39,15 +37,14 @@ int64_t feature(const BenchRow& row, const std::string& name) {
   return -1;
 }
 
-void check_floor(Cell& cell, int64_t width, const std::map<std::string, double>& copy_gbps, const GridGoals& goals,
-                 GridGoalCheck& check) {
+void check_floor(Cell& cell, int64_t width, const GridGoals& goals, GridGoalCheck& check) {
   const BenchRow& fastest = *cell.fastest;
   ++check.floor_cells;
   const bool wide_bf16 = fastest.dtype == "bf16" && width >= goals.bf16_min_width && width <= goals.bf16_max_width;
   const double goal = wide_bf16 ? goals.bf16_fraction : goals.fraction;
   if (fastest.copy_fraction >= goal) return;
-  const auto copy = copy_gbps.find(fastest.device);
-  const double aten = copy == copy_gbps.end() || copy->second <= 0 ? 0 : fastest.original_gbps / copy->second;
+  // The same bytes over aten's time, at the same copy bandwidth.
+  const double aten = fastest.copy_fraction * fastest.original_gbps / fastest.override_gbps;
   check.under_floor.push_back(
       {fastest.op_symbol, fastest.device, fastest.shape, fastest.node_id, fastest.copy_fraction, aten, goal});
   flag(cell, kUnderFloor);
@@ -60,10 +57,10 @@ void check_odd_width(Cell& cell, int64_t width, const std::map<int64_t, Cell>& b
     const auto neighbour = by_width.find(aligned);
     if (aligned == 0 || neighbour == by_width.end() || !neighbour->second.fastest) continue;
     ++check.odd_cells;
-    const double aligned_ns = override_ns(*neighbour->second.fastest);
+    const double aligned_ns = neighbour->second.fastest->override_timing().median_ns;
     const double allowed_ns = aligned_ns * static_cast<double>((width + 7) / 8 * 8) / static_cast<double>(aligned) *
                               (1 + goals.odd_width_margin);
-    const double ns = override_ns(*cell.fastest);
+    const double ns = cell.fastest->override_timing().median_ns;
     if (ns > allowed_ns) {
       check.odd_over.push_back(
           {cell.fastest->op_symbol, cell.fastest->device, cell.fastest->shape, ns, aligned, aligned_ns, allowed_ns});
@@ -87,8 +84,6 @@ void check_decode(BenchRow& row, const GridGoals& goals, GridGoalCheck& check) {
 }  // namespace
 
 GridGoalCheck check_grid_goals(BenchReport& report, const GridGoals& goals) {
-  std::map<std::string, double> copy_gbps;
-  for (const BenchDevice& d : report.devices) copy_gbps[d.device] = d.copy_gbps;
   GridGoalCheck check;
   std::map<CellGroup, std::map<int64_t, Cell>> groups;  // width (-1: none) -> cell
   for (BenchRow& row : report.rows) {
@@ -100,7 +95,7 @@ GridGoalCheck check_grid_goals(BenchReport& report, const GridGoals& goals) {
     }
     Cell& cell = groups[group][feature(row, "width")];
     cell.rows.push_back(&row);
-    if (override_ns(row) > 0 && (!cell.fastest || row.copy_fraction > cell.fastest->copy_fraction)) {
+    if (row.override_timing().median_ns > 0 && (!cell.fastest || row.copy_fraction > cell.fastest->copy_fraction)) {
       cell.fastest = &row;
     }
   }
@@ -110,7 +105,7 @@ GridGoalCheck check_grid_goals(BenchReport& report, const GridGoals& goals) {
           cell.fastest->flops > goals.max_flops_per_byte * cell.fastest->bytes) {
         continue;
       }
-      check_floor(cell, width, copy_gbps, goals, check);
+      check_floor(cell, width, goals, check);
       if (width > 0 && width % 8 != 0) check_odd_width(cell, width, by_width, goals, check);
     }
   }

@@ -114,6 +114,8 @@ struct BenchRow {
   double routed_over_fastest_high = 0;
   /// as_routed: the routed call runs within 3% of the fastest (by the median).
   bool near_fastest() const { return routed_over_fastest <= 1 + kFastestMargin; }
+  /// The override's timing: the routed call's where the cond accepts, else the impl's.
+  const Timing& override_timing() const { return accepted ? routed : impl; }
   /// "fires where slower", "declines where faster", "routed slower than aten", "slower than
   /// the fastest", "noisy"; from check_grid_goals: "under the floor goal", "odd width over
   /// its bytes", "decode call slower than aten"
