@@ -1,4 +1,5 @@
-// native-ops bench [--dsl X] [--op Y] [--device cpu|cuda|all] [--grid [--dtype D]...] [--as-routed]
+// native-ops bench [--dsl X] [--op Y] [--device cpu|cuda|all] [--grid [--dtype D]... [--cells AXIS=N,...]...]
+//                  [--as-routed]
 //                  [--json-file FILE] [--csv FILE] [--svg FILE] [--force]
 // native-ops bench --report FILE [--json-file FILE] [--csv FILE] [--svg FILE] [--force]
 #include <unistd.h>
@@ -35,7 +36,38 @@ struct BenchRequest {
   bool grid = false;
   bool as_routed = false;
   std::vector<std::string> dtypes;
+  std::vector<std::string> cells;
 };
+
+// --cells AXIS=N[,N...], each given once, into BenchOptions::cells.
+std::map<std::string, std::vector<int64_t>> parse_cells(const std::vector<std::string>& given) {
+  std::map<std::string, std::vector<int64_t>> cells;
+  for (const std::string& text : given) {
+    const size_t equals = text.find('=');
+    if (equals == 0 || equals == std::string::npos || equals + 1 == text.size()) {
+      throw Error("--cells '" + text + "': expected AXIS=VALUE[,VALUE...], such as width=4096,50257");
+    }
+    const std::string axis = text.substr(0, equals);
+    if (cells.count(axis)) throw Error("--cells names the axis '" + axis + "' twice: list its values in one --cells");
+    std::vector<int64_t>& values = cells[axis];
+    std::stringstream list(text.substr(equals + 1));
+    for (std::string value; std::getline(list, value, ',');) {
+      size_t used = 0;
+      int64_t number = 0;
+      try {
+        number = std::stoll(value, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (value.empty() || used != value.size() || !std::isdigit(static_cast<unsigned char>(value[0]))) {
+        throw Error("--cells '" + text + "': '" + value + "' is not a whole number");
+      }
+      values.push_back(number);
+    }
+    if (text.back() == ',') throw Error("--cells '" + text + "': '' is not a whole number");
+  }
+  return cells;
+}
 
 std::string duration(double ns) {
   std::ostringstream text;
@@ -242,6 +274,9 @@ void add_bench_command(CLI::App& app, const GlobalOptions& options) {
                     "Time the op database's shape grids (rows x widths of real models, decode rows, odd sizes) "
                     "instead of its benchmark shapes");
   command->add_option("--dtype", request->dtypes, "With --grid: only these dtypes (repeatable): f32, bf16, ...");
+  command->add_option("--cells", request->cells,
+                      "With --grid: only the cells whose AXIS is one of these values (repeatable, an axis each): "
+                      "width=151936,256000");
   command->add_flag("--as-routed", request->as_routed,
                     "Time each op's routed call as configured (order, policy, selection tables) against aten: one "
                     "row per op and shape, naming the node that fires");
@@ -257,6 +292,7 @@ void add_bench_command(CLI::App& app, const GlobalOptions& options) {
       ->excludes(command->get_option("--device"))
       ->excludes(command->get_option("--grid"))
       ->excludes(command->get_option("--dtype"))
+      ->excludes(command->get_option("--cells"))
       ->excludes(command->get_option("--as-routed"))
       ->excludes(seconds);
   command->callback([&options, request] {
@@ -268,6 +304,8 @@ void add_bench_command(CLI::App& app, const GlobalOptions& options) {
     bench.as_routed = request->as_routed;
     if (!request->dtypes.empty() && !request->grid) throw Error("--dtype selects grid cells: add --grid");
     for (const std::string& name : request->dtypes) bench.dtypes.push_back(parse_dtype(name));
+    if (!request->cells.empty() && !request->grid) throw Error("--cells selects grid cells: add --grid");
+    bench.cells = parse_cells(request->cells);
     if (request->device == "cpu") bench.devices = {c10::DeviceType::CPU};
     if (request->device == "cuda") bench.devices = {c10::DeviceType::CUDA};
     const std::vector<ReportFile> files = report_files(*request);

@@ -25,6 +25,9 @@ usage: scripts/gpu_check.sh --out DIR [--op OP]... [--step STEP]... [options]
                      e2e     bench/e2e.py with the library loaded and without (and a
                              profile of 3 training steps by op)
   --seconds S      time per (node, cell) of grid and routed (default 0.03)
+  --dtype D        grid and routed: only cells of this dtype (repeatable: bf16, f16, f32)
+  --cells A=N,...  grid and routed: only the cells whose feature A is one of these values
+                   (repeatable, an axis each: --cells width=151936,256000 --cells rows=256)
   --budget S       tune's time budget per op (default 60)
   --vocab N        e2e's vocabulary; repeatable, a run each (default 50257)
   --timeout S      stop any one command after S seconds (default: none)
@@ -41,11 +44,11 @@ fail_usage() {
 positive_number() { [[ "$1" =~ ^[0-9]+([.][0-9]+)?$ ]] && [[ ! "$1" =~ ^0+([.]0+)?$ ]]; }
 
 out="" tar_file="" seconds=0.03 budget=60 timeout_s=""
-ops=() steps=() vocabs=()
+ops=() steps=() vocabs=() grid_filters=()
 while [ $# -gt 0 ]; do
   case "$1" in
     -h | --help) usage; exit 0 ;;
-    --out | --op | --step | --seconds | --budget | --vocab | --timeout | --tar)
+    --out | --op | --step | --seconds | --budget | --vocab | --timeout | --tar | --dtype | --cells)
       if [ $# -lt 2 ] || [ -z "$2" ]; then fail_usage "$1 needs a value"; fi
       case "$1" in
         --out) out=$2 ;;
@@ -56,6 +59,10 @@ while [ $# -gt 0 ]; do
         --vocab) [[ "$2" =~ ^[1-9][0-9]*$ ]] || fail_usage "--vocab '$2' is not a positive integer"; vocabs+=("$2") ;;
         --timeout) positive_number "$2" || fail_usage "--timeout '$2' is not a positive number"; timeout_s=$2 ;;
         --tar) tar_file=$2 ;;
+        --dtype) [[ "$2" =~ ^(f32|f16|bf16)$ ]] || fail_usage "--dtype '$2' is not one of bf16, f16, f32"
+          grid_filters+=(--dtype "$2") ;;
+        --cells) [[ "$2" =~ ^[a-z_]+=[0-9]+(,[0-9]+)*$ ]] || fail_usage "--cells '$2' is not AXIS=N[,N...] (width=4096,50257)"
+          grid_filters+=(--cells "$2") ;;
       esac
       shift 2 ;;
     *) fail_usage "unknown argument '$1'" ;;
@@ -132,8 +139,8 @@ for step in "${steps[@]}"; do
     triton) each triton "$cli" test --dsl triton --device cuda ;;
     cpp) each cpp "$cli" test --dsl cpp --device cuda ;;
     bench) each_json bench "$cli" bench --device cuda ;;
-    grid) each_json grid "$cli" bench --grid --device cuda --seconds "$seconds" ;;
-    routed) each_json routed "$cli" bench --grid --as-routed --device cuda --seconds "$seconds" ;;
+    grid) each_json grid "$cli" bench --grid --device cuda --seconds "$seconds" "${grid_filters[@]}" ;;
+    routed) each_json routed "$cli" bench --grid --as-routed --device cuda --seconds "$seconds" "${grid_filters[@]}" ;;
     tune)
       for op in "${ops[@]}"; do
         run "tune_$op" "$cli" tune --op "$op" --device cuda --budget "$budget" -o "$out/tune_$op.json" \

@@ -129,6 +129,55 @@ TEST(Bench, TheGridTimesEveryCellInTheDtypesAskedFor) {
   EXPECT_EQ(largest_made, 1000) << "the cell over max_bytes was made";
 }
 
+// BenchOptions::cells: only the cells whose features take the values asked for; an axis or
+// a value that no grid has is an error before anything is timed.
+TEST(Bench, CellsPickGridCellsByTheirFeatures) {
+  testing::register_test_dsls();
+  register_op_override<at::_ops::mul_Tensor>(
+      "alpha", c10::DispatchKey::CPU, [](const at::Tensor&, const at::Tensor&) -> Verdict { return true; },
+      [](const at::Tensor& a, const at::Tensor& b) { return call_original<at::_ops::mul_Tensor>(a, b); });
+  OpEntry entry;
+  entry.op_symbol = "mul.Tensor";
+  entry.dsls = {"alpha"};
+  entry.devices = {c10::DeviceType::CPU};
+  entry.dtypes = {at::kFloat};
+  entry.samples = [](c10::Device, c10::ScalarType) { return std::vector<Sample>{}; };
+  entry.cost = [](const torch::jit::Stack& args) { return Cost{3.0 * args[0].toTensor().nbytes(), 0}; };
+  entry.bench_cases = [](c10::Device) { return std::vector<BenchCase>{}; };
+  entry.grid = [](c10::Device) {
+    ShapeGrid grid;
+    grid.axes = {{"rows", {1, 8, 64}}, {"width", {16, 127, 256}}};
+    grid.make_arguments = [](const std::vector<int64_t>& point, c10::ScalarType dtype, c10::Device device) {
+      const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
+      return torch::jit::Stack{at::ones({point[0], point[1]}, options), at::ones({point[0], point[1]}, options)};
+    };
+    return grid;
+  };
+  register_op_entry(std::move(entry));
+  init();
+  BenchOptions options;
+  options.dsl = "alpha";
+  options.grid = true;
+  options.seconds_per_case = 0.01;
+  options.cells = {{"width", {256, 127}}, {"rows", {8}}};
+  const BenchReport report = run_benchmarks(options);
+  std::vector<std::string> shapes;
+  for (const BenchRow& row : report.rows) shapes.push_back(row.shape);
+  EXPECT_EQ(shapes, (std::vector<std::string>{"f32 rows=8 width=127", "f32 rows=8 width=256"}));
+
+  const auto error = [&](std::map<std::string, std::vector<int64_t>> cells) {
+    options.cells = std::move(cells);
+    return testing::error_of([&] { run_benchmarks(options); });
+  };
+  EXPECT_NE(error({{"widht", {256}}})
+                .find("no grid of the overrides selected has an axis 'widht' (their axes: rows, "
+                      "width): name one of those"),
+            std::string::npos);
+  EXPECT_NE(error({{"width", {255}}}).find("has width 255 (its values: 16, 127, 256)"), std::string::npos);
+  options.grid = false;
+  EXPECT_NE(error({{"rows", {8}}}).find("cells are chosen from grids"), std::string::npos);
+}
+
 TEST(Bench, FlagsAnOverrideThatFiresWhereSlower) {
   testing::register_test_dsls();
   register_op_override<at::_ops::mul_Tensor>(

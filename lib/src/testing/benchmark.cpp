@@ -147,13 +147,31 @@ struct BenchCaseRef {
   std::vector<std::pair<std::string, int64_t>> features;
 };
 
+// The values of each axis over the grids a run times, to check BenchOptions::cells against.
+using GridValues = std::map<std::string, std::set<int64_t>>;
+
 // The cells of `entry`'s grid on `device`: every point of its axes' product in each
-// selected dtype, but those its cost model says move more than the grid's max_bytes
-// (sized on the meta device, before anything is allocated).
-std::vector<BenchCaseRef> grid_cases(const BenchCaseRef& base, c10::Device device,
-                                     const std::vector<c10::ScalarType>& dtypes) {
+// selected dtype whose features take the values options.cells asks for, but those its cost
+// model says move more than the grid's max_bytes (sized on the meta device, before
+// anything is allocated). Adds the grid's axes and values to `seen`.
+std::vector<BenchCaseRef> grid_cases(const BenchCaseRef& base, c10::Device device, const BenchOptions& options,
+                                     GridValues& seen) {
   std::vector<BenchCaseRef> cases;
   const ShapeGrid grid = base.entry.grid(device);
+  for (const GridAxis& axis : grid.axes) seen[axis.name].insert(axis.values.begin(), axis.values.end());
+  for (const auto& [name, values] : options.cells) {
+    const bool on_grid =
+        std::any_of(grid.axes.begin(), grid.axes.end(), [&](const GridAxis& a) { return a.name == name; });
+    if (!on_grid) return cases;
+  }
+  const auto selected = [&](const std::vector<std::pair<std::string, int64_t>>& features) {
+    return std::all_of(features.begin(), features.end(), [&](const std::pair<std::string, int64_t>& feature) {
+      const auto wanted = options.cells.find(feature.first);
+      return wanted == options.cells.end() ||
+             std::find(wanted->second.begin(), wanted->second.end(), feature.second) != wanted->second.end();
+    });
+  };
+  const std::vector<c10::ScalarType>& dtypes = options.dtypes;
   std::vector<size_t> index(grid.axes.size(), 0);
   const auto next = [&] {
     for (size_t axis = index.size(); axis-- > 0;) {
@@ -175,6 +193,7 @@ std::vector<BenchCaseRef> grid_cases(const BenchCaseRef& base, c10::Device devic
         cell.features.emplace_back(grid.axes[axis].name, point.back());
         cell.bench.shape += " " + grid.axes[axis].name + "=" + std::to_string(point.back());
       }
+      if (!selected(cell.features)) continue;
       if (base.entry.cost(grid.make_arguments(point, dtype, c10::Device(c10::kMeta))).bytes > grid.max_bytes) continue;
       cell.bench.make_arguments = [make = grid.make_arguments, point, dtype, device] {
         return make(point, dtype, device);
@@ -255,10 +274,42 @@ BenchRow time_as_routed(detail::BenchClock& clock, const c10::OperatorHandle& op
   return row;
 }
 
+// Throws where options.cells names an axis, or a value on it, that no grid of the run has
+// (a misspelt axis or a value off the grid would otherwise time nothing and say nothing);
+// no grid at all: nothing could run here, and the rows say why.
+void check_cells(const BenchOptions& options, const GridValues& seen) {
+  if (seen.empty()) return;
+  auto listed = [](const auto& items) {
+    std::string text;
+    for (const auto& item : items) {
+      if constexpr (std::is_same_v<std::decay_t<decltype(item)>, int64_t>) {
+        text += (text.empty() ? "" : ", ") + std::to_string(item);
+      } else {
+        text += (text.empty() ? "" : ", ") + item.first;
+      }
+    }
+    return text;
+  };
+  for (const auto& [name, values] : options.cells) {
+    const auto axis = seen.find(name);
+    if (axis == seen.end()) {
+      throw Error("no grid of the overrides selected has an axis '" + name + "' (their axes: " + listed(seen) +
+                  "): name one of those");
+    }
+    for (const int64_t value : values) {
+      if (!axis->second.count(value)) {
+        throw Error("no grid of the overrides selected has " + name + " " + std::to_string(value) +
+                    " (its values: " + listed(axis->second) + "): pick values from the grid");
+      }
+    }
+  }
+}
+
 }  // namespace
 
 BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& progress) {
   const detail::StrictFailuresScope strict;  // a fallback would time aten, not the override
+  if (!options.cells.empty() && !options.grid) throw Error("cells are chosen from grids: set BenchOptions::grid");
   SweepOptions selection;
   selection.dsl = options.dsl;
   selection.op_symbol = options.op_symbol;
@@ -270,6 +321,7 @@ BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& pro
   std::map<std::string, std::unique_ptr<detail::BenchClock>> clocks;
   std::map<std::string, double> copy_gbps;
   std::vector<BenchCaseRef> cases;
+  GridValues grid_values;
   for (const SweepUnit& unit : units) {
     const c10::Device device = unit.target();
     // A node that cannot run here gets one row that says why.
@@ -288,24 +340,28 @@ BenchReport run_benchmarks(const BenchOptions& options, const BenchProgress& pro
       continue;
     }
     if (options.as_routed && !routed_ops.insert({unit.op_symbol, device.str()}).second) continue;
-    if (!clocks.count(device.str())) {
-      auto clock = detail::BenchClock::for_device(device);
-      BenchDevice info{device.str(), clock->device_name(), clock->copy_gbps(),
-                       device.is_cpu() ? at::get_num_threads() : 0};
-      copy_gbps[device.str()] = info.copy_gbps;
-      report.devices.push_back(info);
-      clocks[device.str()] = std::move(clock);
-    }
     for (const OpEntry& entry : op_entries_for(unit.op_symbol, unit.dsl)) {
       if (std::find(entry.devices.begin(), entry.devices.end(), unit.device) == entry.devices.end()) continue;
       if (!options.grid) {
         for (const BenchCase& bench : entry.bench_cases(device)) cases.push_back({unit, node, entry, bench, "", {}});
       } else if (entry.grid) {
-        for (BenchCaseRef& cell : grid_cases({unit, node, entry, {}, "", {}}, device, options.dtypes)) {
+        for (BenchCaseRef& cell : grid_cases({unit, node, entry, {}, "", {}}, device, options, grid_values)) {
           cases.push_back(std::move(cell));
         }
       }
     }
+  }
+
+  check_cells(options, grid_values);
+  for (const BenchCaseRef& c : cases) {  // after the checks: measuring the copy bandwidth takes seconds
+    const c10::Device device = c.unit.target();
+    if (clocks.count(device.str())) continue;
+    auto clock = detail::BenchClock::for_device(device);
+    BenchDevice info{device.str(), clock->device_name(), clock->copy_gbps(),
+                     device.is_cpu() ? at::get_num_threads() : 0};
+    copy_gbps[device.str()] = info.copy_gbps;
+    report.devices.push_back(info);
+    clocks[device.str()] = std::move(clock);
   }
 
   BenchOptions budget = options;

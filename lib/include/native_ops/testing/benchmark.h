@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,6 +54,10 @@ struct BenchOptions {
   /// Time the op database's shape grids (ShapeGrid) instead of its benchmark shapes.
   bool grid = false;
   std::vector<c10::ScalarType> dtypes;  // grid cells of these dtypes only; empty: all
+  /// Grid cells whose feature AXIS takes one of these values, for every AXIS named ("width":
+  /// {151936, 256000}); an op's grid without the axis gives none. run_benchmarks throws Error
+  /// when no grid it runs has an axis named here, or a value on it; empty: every cell.
+  std::map<std::string, std::vector<int64_t>> cells;
 };
 
 /// BenchOptions::host_times on a GPU: calls whose device time reaches this are not host-timed.
