@@ -129,6 +129,59 @@ TEST(Bench, TheGridTimesEveryCellInTheDtypesAskedFor) {
   EXPECT_EQ(largest_made, 1000) << "the cell over max_bytes was made";
 }
 
+// ShapeGrid::impl_correct_for: a cell the cond declines for speed is timed with the impl
+// alone where the grid says the impl is correct there, and flagged where it is faster.
+TEST(Bench, TheGridTimesACellDeclinedForSpeedWhereTheImplIsCorrect) {
+  testing::register_test_dsls();
+  static at::Tensor cached;  // the impl returns a finished product: no work at all
+  const std::string node = register_op_override<at::_ops::mul_Tensor>(
+      "alpha", c10::DispatchKey::CPU,
+      [](const at::Tensor& a, const at::Tensor&) -> Verdict {
+        return a.numel() >= (1 << 18) ? Verdict(true) : decline("declined for the test");
+      },
+      [](const at::Tensor& a, const at::Tensor&) {
+        if (!cached.defined() || !cached.sizes().equals(a.sizes())) cached = at::empty_like(a);
+        return cached;
+      });
+  OpEntry entry;
+  entry.op_symbol = "mul.Tensor";
+  entry.dsls = {"alpha"};
+  entry.devices = {c10::DeviceType::CPU};
+  entry.dtypes = {at::kFloat};
+  entry.samples = [](c10::Device, c10::ScalarType) { return std::vector<Sample>{}; };
+  entry.cost = [](const torch::jit::Stack& args) { return Cost{3.0 * args[0].toTensor().nbytes(), 0}; };
+  entry.bench_cases = [](c10::Device) { return std::vector<BenchCase>{}; };
+  entry.grid = [node](c10::Device) {
+    ShapeGrid grid;
+    grid.axes = {{"n", {1000, 1 << 16, 1 << 18}}};
+    grid.make_arguments = [](const std::vector<int64_t>& point, c10::ScalarType dtype, c10::Device device) {
+      const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
+      return torch::jit::Stack{at::ones({point[0]}, options), at::ones({point[0]}, options)};
+    };
+    // Correct from 2^16 elements: the cell of 1000 stays untimed.
+    grid.impl_correct_for = [node](const std::vector<int64_t>& point, c10::ScalarType) {
+      return point[0] >= (1 << 16) ? std::vector<std::string>{node} : std::vector<std::string>{};
+    };
+    return grid;
+  };
+  register_op_entry(std::move(entry));
+  init();
+  BenchOptions options;
+  options.dsl = "alpha";
+  options.grid = true;
+  options.seconds_per_case = 0.05;
+  const BenchReport report = run_benchmarks(options);
+  ASSERT_EQ(report.rows.size(), 3u);
+  EXPECT_FALSE(report.rows[0].accepted);
+  EXPECT_FALSE(report.rows[0].timed);
+  EXPECT_FALSE(report.rows[1].accepted);
+  ASSERT_TRUE(report.rows[1].timed);
+  EXPECT_EQ(report.rows[1].routed.rounds, 0u);
+  EXPECT_TRUE(has_flag(report.rows[1], "declines where faster"));
+  EXPECT_TRUE(report.rows[2].accepted);
+  EXPECT_TRUE(report.rows[2].timed);
+}
+
 // BenchOptions::cells: only the cells whose features take the values asked for; an axis or
 // a value that no grid has is an error before anything is timed.
 TEST(Bench, CellsPickGridCellsByTheirFeatures) {

@@ -6,6 +6,7 @@
 #include <ATen/ops/ones.h>
 #include <ATen/ops/randint.h>
 
+#include "cuda_speed.h"
 #include "native_ops/testing/op_db.h"
 #include "native_ops/testing/samples.h"
 
@@ -18,9 +19,13 @@ using samples::laid_out;
 using samples::Layout;
 
 // The cuda kernel's domain: a contiguous gradient of rows of a multiple of 16 bytes (the
-// samples' tensors are fresh, aligned), int64 or int32 indices, at least one weight row.
-bool cuda_handles(const at::Tensor& grad, int64_t num_weights) {
-  return grad.is_contiguous() && grad.size(-1) > 0 && grad.size(-1) * grad.element_size() % 16 == 0 && num_weights > 0;
+// samples' tensors are fresh, aligned), int64 or int32 indices, at least one weight row;
+// but where aten is faster (cuda_speed.h).
+bool cuda_handles(const at::Tensor& grad, const at::Tensor& indices, int64_t num_weights) {
+  return grad.is_contiguous() && grad.size(-1) > 0 && grad.size(-1) * grad.element_size() % 16 == 0 &&
+         num_weights > 0 &&
+         embedding_backward_slower_than_aten(indices.numel(), num_weights, grad.size(-1), grad.element_size()) ==
+             nullptr;
 }
 
 struct Call {
@@ -50,7 +55,7 @@ std::vector<Sample> embedding_backward_samples(c10::Device device, c10::ScalarTy
     call.grad_fill.high = 1;
     const at::Tensor grad = samples::make_tensor(grad_sizes, dtype, device, call.grad_fill);
     std::vector<std::string> meant_for;
-    if (cuda_handles(grad, call.num_weights)) meant_for.push_back("embedding_dense_backward_cuda_0");
+    if (cuda_handles(grad, indices, call.num_weights)) meant_for.push_back("embedding_dense_backward_cuda_0");
     std::string description = "grad " + samples::describe(grad) + ", indices " + samples::describe(indices) +
                               c10::str(", num_weights ", call.num_weights, ", padding_idx ", call.padding_idx);
     if (call.scale_grad_by_freq) description += ", scaled by frequency";
@@ -59,14 +64,17 @@ std::vector<Sample> embedding_backward_samples(c10::Device device, c10::ScalarTy
                    {grad, indices, call.num_weights, call.padding_idx, call.scale_grad_by_freq},
                    meant_for});
   };
+  // Fewer than 362 indices go to aten but for 16-bit rows into a vocabulary (cuda_speed.h):
+  // the cuda kernel's samples have more.
   add(SampleClass::typical, {{64}});
   add(SampleClass::typical, {{4, 16}, 100, 64});   // many indices repeat
-  add(SampleClass::typical, {{256}, 50, 128, 3});  // padding_idx among the indices
-  add(SampleClass::typical, {{256}, 50, 128, -1, true});
-  add(SampleClass::typical, {{256}, 50, 128, 7, true, at::kInt});
-  add(SampleClass::typical, {{8, 32}, 1000, 768, -1, false, at::kInt});
-  add(SampleClass::typical, {{1}, 32000, 4096});                              // a decode step's one token
-  add(SampleClass::typical, {{64}, 1000, 128, -1, false, at::kLong, {}, 9});  // most rows zero
+  add(SampleClass::typical, {{512}, 50, 128, 3});  // padding_idx among the indices
+  add(SampleClass::typical, {{512}, 50, 128, -1, true});
+  add(SampleClass::typical, {{512}, 50, 128, 7, true, at::kInt});
+  add(SampleClass::typical, {{16, 32}, 1000, 768, -1, false, at::kInt});
+  add(SampleClass::typical, {{1}, 32000, 4096});                               // a decode step's one token
+  add(SampleClass::typical, {{8}, 50257, 2048});                               // 16-bit: the cuda kernel's
+  add(SampleClass::typical, {{400}, 1000, 128, -1, false, at::kLong, {}, 9});  // most rows zero
   add(SampleClass::empty, {{0}, 10, 64});
   add(SampleClass::zero_dim, {{}, 10, 64});
   add(SampleClass::one_element, {{5}, 1, 8});
@@ -133,6 +141,11 @@ ShapeGrid embedding_backward_grid(c10::Device) {
                {"width", {64, 768, 2048, 4096}}};
   grid.make_arguments = [](const std::vector<int64_t>& point, c10::ScalarType dtype, c10::Device device) {
     return embedding_backward_arguments(point[0], point[1], point[2], dtype, device);
+  };
+  grid.impl_correct_for = [](const std::vector<int64_t>& point, c10::ScalarType dtype) {
+    return point[2] * static_cast<int64_t>(c10::elementSize(dtype)) % 16 == 0
+               ? std::vector<std::string>{"embedding_dense_backward_cuda_0"}
+               : std::vector<std::string>{};
   };
   return grid;
 }

@@ -19,6 +19,7 @@
 #include <c10/core/SymIntArrayRef.h>
 
 #include "cuda_abi.h"
+#include "cuda_backward_speed.h"
 #include "dsls/cuda/kernels_library.h"
 #include "gpu_domain.h"
 #include "native_ops/typed.h"
@@ -141,6 +142,10 @@ Verdict norm_backward_applies(const at::Tensor& grad_out, const at::Tensor& inpu
   };
   if (!aligned(input) || !aligned(grad_out) || (has_weight && !aligned(*weight))) {
     return decline("a tensor not aligned to 16 bytes");
+  }
+  if (const char* slower =
+          norm_backward_slower_than_aten(input.numel() / width, width, input.element_size(), mean != nullptr)) {
+    return decline(slower);
   }
   return true;
 }

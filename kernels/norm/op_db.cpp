@@ -10,6 +10,7 @@
 #include <ATen/ops/rsqrt.h>
 
 #include "cuda_abi.h"
+#include "cuda_backward_speed.h"
 #include "native_ops/testing/op_db.h"
 #include "native_ops/testing/samples.h"
 
@@ -232,10 +233,16 @@ OpEntry norm_entry(const char* op_symbol) {
 // output_mask) and _fused_rms_norm_backward (grad_out, input, normalized_shape, rstd, weight,
 // output_mask): their cuda kernel takes contiguous rows of a multiple of 16 bytes and at most
 // NATIVE_OPS_NORM_BACKWARD_MAX_VECTORS of them; the samples' tensors are fresh, aligned.
-bool cuda_backward_handles(const at::Tensor& grad_out, const at::Tensor& input, int64_t width) {
+bool cuda_backward_handles(const at::Tensor& grad_out, const at::Tensor& input, int64_t width, bool centered) {
   const int64_t vector = 16 / static_cast<int64_t>(input.element_size());
   return cuda_norm_handles(input) && grad_out.is_contiguous() && width % vector == 0 &&
-         width / vector <= NATIVE_OPS_NORM_BACKWARD_MAX_VECTORS;
+         width / vector <= NATIVE_OPS_NORM_BACKWARD_MAX_VECTORS &&
+         norm_backward_slower_than_aten(input.numel() / width, width, input.element_size(), centered) == nullptr;
+}
+
+// The cuda node of the norm's backward.
+std::string backward_node(const Norm& norm) {
+  return std::string(norm.layer ? "native_layer_norm" : "_fused_rms_norm") + "_backward_cuda_0";
 }
 
 struct BackwardCall {
@@ -297,7 +304,7 @@ torch::jit::Stack backward_arguments(const Norm& norm, const at::Tensor& input, 
 }
 
 std::vector<Sample> backward_samples(c10::Device device, c10::ScalarType dtype, const Norm& norm) {
-  const std::string node = std::string(norm.layer ? "native_layer_norm" : "_fused_rms_norm") + "_backward_cuda_0";
+  const std::string node = backward_node(norm);
   const size_t gradients = norm.layer ? 3 : 2;
   std::vector<Sample> all;
   uint64_t seed = 700;
@@ -307,7 +314,9 @@ std::vector<Sample> backward_samples(c10::Device device, c10::ScalarType dtype, 
     torch::jit::Stack arguments = backward_arguments(norm, input, call, seed);
     const int64_t width = c10::multiply_integers(call.sizes.end() - call.normalized_dims, call.sizes.end());
     std::vector<std::string> meant_for;
-    if (input.numel() > 0 && cuda_backward_handles(arguments[0].toTensor(), input, width)) meant_for.push_back(node);
+    if (input.numel() > 0 && cuda_backward_handles(arguments[0].toTensor(), input, width, norm.layer)) {
+      meant_for.push_back(node);
+    }
     std::string description = "grad " + samples::describe(arguments[0].toTensor()) + ", input " +
                               samples::describe(input) + " over " + std::to_string(call.normalized_dims) + " dim";
     if (!call.weight) description += ", no weight";
@@ -336,6 +345,7 @@ std::vector<Sample> backward_samples(c10::Device device, c10::ScalarType dtype, 
   }
   add(SampleClass::typical, {{8, 16, 256}, 2});
   add(SampleClass::typical, {{48, 4096}, 1, true, {true, true, true}, offset});
+  add(SampleClass::typical, {{1024, 5120}, 1, true, {true, true, true}, offset});  // 16-bit: the cuda kernel's
   add(SampleClass::typical, {{7, 200}});   // a warp per row, part of its lanes idle
   add(SampleClass::typical, {{1, 4096}});  // a decode row
   add(SampleClass::empty, {{0, 64}});
@@ -344,9 +354,11 @@ std::vector<Sample> backward_samples(c10::Device device, c10::ScalarType dtype, 
   add(SampleClass::odd_sizes, {{5, 1031}});
   add(SampleClass::odd_sizes, {{4099, 24}});
   add(SampleClass::large, {{1024, 1024}});
-  add(SampleClass::large, {{300, 8192}});
-  add(SampleClass::large, {{70, 16384}});  // the widest 16-bit rows it takes; float32's go to aten
-  add(SampleClass::large, {{40, 20000}});  // wider: aten's
+  add(SampleClass::large, {{300, 8192}});  // too few rows: aten's (cuda_backward_speed.h)
+  add(SampleClass::large, {{70, 16384}});  // the same
+  add(SampleClass::large, {{1024, 8192}});
+  add(SampleClass::large, {{768, 16384}});  // the widest 16-bit rows it takes; float32's go to aten
+  add(SampleClass::large, {{40, 20000}});   // wider: aten's
   add(SampleClass::transposed, {{256, 512}, 1, true, {true, true, true}, laid_out(Layout::transposed)});
   add(SampleClass::step_sliced, {{128, 1024}, 1, true, {true, true, true}, {}, laid_out(Layout::step_sliced)});
   // grad_out of y.sum(): one row broadcast over all (stride 0)
@@ -421,10 +433,18 @@ std::vector<BenchCase> backward_bench_cases(c10::Device device, const Norm& norm
 }
 
 ShapeGrid backward_grid(c10::Device device, const Norm& norm) {
-  return row_op_grid(device, [norm](int64_t rows, int64_t width, c10::ScalarType dtype, c10::Device device) {
+  ShapeGrid grid = row_op_grid(device, [norm](int64_t rows, int64_t width, c10::ScalarType dtype, c10::Device device) {
     const at::Tensor input = uniform_on_device({rows, width}, dtype, device, Fill{});
     return backward_arguments(norm, input, BackwardCall{{rows, width}}, 1, uniform_on_device);
   });
+  const std::string node = backward_node(norm);
+  grid.impl_correct_for = [node](const std::vector<int64_t>& point, c10::ScalarType dtype) {
+    const int64_t width = point[1], vector = 16 / static_cast<int64_t>(c10::elementSize(dtype));
+    return width % vector == 0 && width / vector <= NATIVE_OPS_NORM_BACKWARD_MAX_VECTORS
+               ? std::vector<std::string>{node}
+               : std::vector<std::string>{};
+  };
+  return grid;
 }
 
 OpEntry backward_entry(const char* op_symbol, const Norm& norm) {

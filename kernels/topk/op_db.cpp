@@ -9,6 +9,7 @@
 #include <ATen/ops/sort.h>
 
 #include "cuda_abi.h"
+#include "cuda_speed.h"
 #include "native_ops/testing/op_db.h"
 #include "native_ops/testing/samples.h"
 
@@ -21,10 +22,11 @@ using samples::laid_out;
 using samples::Layout;
 
 // The cuda kernel's domain: contiguous, not empty, over the last dimension, 1 <= k <=
-// min(width, NATIVE_OPS_TOPK_MAX_K).
+// min(width, NATIVE_OPS_TOPK_MAX_K), but where aten is faster (cuda_speed.h).
 bool cuda_handles(const at::Tensor& self, int64_t k, int64_t dim) {
   return self.dim() > 0 && self.numel() > 0 && self.is_contiguous() && (dim == -1 || dim == self.dim() - 1) && k >= 1 &&
-         k <= self.size(-1) && k <= NATIVE_OPS_TOPK_MAX_K;
+         k <= self.size(-1) && k <= NATIVE_OPS_TOPK_MAX_K &&
+         topk_slower_than_aten(self.numel() / self.size(-1), self.size(-1), k, self.element_size()) == nullptr;
 }
 
 // Which of equal elements topk returns, and the order of unsorted results, are aten's to
@@ -172,6 +174,10 @@ ShapeGrid topk_grid(c10::Device) {
       {"rows", {1, 8, 64, 512, 4096}}, {"width", {4096, 32000, 50257, 128256, 262144}}, {"k", {1, 50, 256, 1024}}};
   grid.make_arguments = [](const std::vector<int64_t>& point, c10::ScalarType dtype, c10::Device device) {
     return topk_arguments(point[0], point[1], point[2], dtype, device);
+  };
+  grid.impl_correct_for = [](const std::vector<int64_t>& point, c10::ScalarType) {
+    return point[2] <= std::min<int64_t>(point[1], NATIVE_OPS_TOPK_MAX_K) ? std::vector<std::string>{"topk_cuda_0"}
+                                                                          : std::vector<std::string>{};
   };
   return grid;
 }

@@ -198,6 +198,7 @@ std::vector<BenchCaseRef> grid_cases(const BenchCaseRef& base, c10::Device devic
       cell.bench.make_arguments = [make = grid.make_arguments, point, dtype, device] {
         return make(point, dtype, device);
       };
+      if (grid.impl_correct_for) cell.bench.impl_correct_for = grid.impl_correct_for(point, dtype);
       cases.push_back(std::move(cell));
     } while (next());
   }

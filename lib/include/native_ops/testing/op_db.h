@@ -99,6 +99,10 @@ struct ShapeGrid {
       make_arguments;
   /// Cells whose cost model moves more bytes are left out.
   double max_bytes = 4.0 * (int64_t{1} << 30);
+  /// The nodes whose impl is correct on a cell although their cond may decline it for
+  /// speed, as BenchCase::impl_correct_for: the grid times them there too, and flags
+  /// "declines where faster" where a kernel has outgrown its cond. Unset: none.
+  std::function<std::vector<std::string>(const std::vector<int64_t>& point, c10::ScalarType dtype)> impl_correct_for;
 };
 
 /// The grid of row ops (softmax, norms: a reduction over the last dimension), axes "rows"

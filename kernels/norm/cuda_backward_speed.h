@@ -1,0 +1,40 @@
+#pragma once
+// Where the H200 grid had aten's norm backward faster than the cuda kernel
+// (docs/results/h200-sm90/native_layer_norm_backward.json, _fused_rms_norm_backward.json):
+// few rows, each block of which writes a row of partial column sums. The conds decline those
+// shape classes, so that graphs without a selection table (other GPUs,
+// NATIVE_OPS_TUNED_TABLES=0) are never slower; each bound lies at the geometric middle of
+// the grid points on either side (rows 1, 8, 32, 64, 256, 2048, 8192; widths 768, 2048,
+// 4096, 5120, 8192, ...). tests/measured_conds_test.cpp replays the stored grids against it.
+#include <cstdint>
+
+namespace native_ops::kernels {
+
+/// Why the cuda kernel of layer norm's (`centered`) or RMS norm's backward is slower than
+/// aten's over `rows` rows of `width` elements of `element_size` bytes; null where it is not.
+constexpr const char* norm_backward_slower_than_aten(int64_t rows, int64_t width, int64_t element_size, bool centered) {
+  const bool wide = width >= 1254, float32 = element_size == 4;
+  if (centered) {
+    if (!float32 && wide && rows < 724) return "fewer than 724 16-bit rows of 1254 or more elements: aten is faster";
+    if (!float32 && wide && width < 4579 && rows < 4096) {
+      return "fewer than 4096 16-bit rows of 1254 to 4578 elements: aten is faster";
+    }
+    if (float32 && rows < 724 && ((rows >= 128 && wide) || (rows >= 45 && width >= 6476))) {
+      return "128 to 723 float32 rows of 1254 or more elements (from 45 rows of 6476): aten is faster";
+    }
+    return nullptr;
+  }
+  if (!float32 && wide && rows >= 128 && rows < 724) {
+    return "128 to 723 16-bit rows of 1254 or more elements: aten is faster";
+  }
+  if (!float32 && wide && width < 2896 && rows < 4096) {
+    return "fewer than 4096 16-bit rows of 1254 to 2895 elements: aten is faster";
+  }
+  if (!float32 && width >= 6476 && rows >= 45 && rows < 128) {
+    return "45 to 127 16-bit rows of 6476 or more elements: aten is as fast or faster";
+  }
+  if (float32 && !wide && rows < 3) return "one or two float32 rows under 1254 elements: aten is faster";
+  return nullptr;
+}
+
+}  // namespace native_ops::kernels

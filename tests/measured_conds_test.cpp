@@ -1,0 +1,107 @@
+// The speed rules of the cuda conds (kernels/<op>/cuda*_speed.h) against the H200 grids
+// they were drawn from (docs/results/h200-sm90/): every cell where the node fired and ran
+// slower than aten ("fires where slower") is declined, and few cells where it ran faster
+// are. A rule loosened, or a grid measured again that shows new slow cells, fails here on
+// any machine, GPU or not.
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+#include <string>
+
+#include "kernels/embedding_backward/cuda_speed.h"
+#include "kernels/norm/cuda_backward_speed.h"
+#include "kernels/topk/cuda_speed.h"
+#include "native_ops/testing/benchmark.h"
+#include "native_ops/testing/report.h"
+
+namespace native_ops {
+namespace {
+
+using Features = std::map<std::string, int64_t>;
+// The reason a rule declines a cell (features, element bytes), or null.
+using Rule = std::function<const char*(const Features&, int64_t)>;
+
+struct Replay {
+  size_t slower = 0, slower_declined = 0, faster = 0, faster_declined = 0;
+};
+
+// Replays `node`'s timed cells of the stored report `file` against `rule`.
+Replay replay(const std::string& file, const std::string& node, const Rule& rule) {
+  const BenchReport report = read_bench_report(std::string(NATIVE_OPS_SOURCE_DIR) + "/docs/results/h200-sm90/" + file);
+  Replay result;
+  for (const BenchRow& row : report.rows) {
+    if (row.node_id != node || !row.timed || !row.accepted || row.features.empty()) continue;
+    const Features features(row.features.begin(), row.features.end());
+    const int64_t element_bytes = row.dtype == "f32" ? 4 : 2;
+    const bool declined = rule(features, element_bytes) != nullptr;
+    if (std::find(row.flags.begin(), row.flags.end(), "fires where slower") != row.flags.end()) {
+      ++result.slower;
+      result.slower_declined += declined;
+      EXPECT_TRUE(declined) << node << " " << row.shape << ": " << row.speedup << "x aten, and the rule accepts it";
+    } else if (row.speedup_low > 1) {
+      ++result.faster;
+      result.faster_declined += declined;
+    }
+  }
+  return result;
+}
+
+// Every slow cell declined; of the faster ones, at most a tenth.
+void expect_honest(const Replay& r, size_t least_slower) {
+  EXPECT_GE(r.slower, least_slower) << "the stored grid lost its slow cells: read the right file?";
+  EXPECT_EQ(r.slower_declined, r.slower);
+  EXPECT_GT(r.faster, 0u);
+  EXPECT_LE(r.faster_declined * 10, r.faster) << r.faster_declined << " of " << r.faster << " faster cells declined";
+}
+
+TEST(MeasuredConds, LayerNormBackwardDeclinesWhereTheH200GridHadAtenFaster) {
+  expect_honest(replay("native_layer_norm_backward.json", "native_layer_norm_backward_cuda_0",
+                       [](const Features& f, int64_t bytes) {
+                         return kernels::norm_backward_slower_than_aten(f.at("rows"), f.at("width"), bytes, true);
+                       }),
+                60);
+}
+
+TEST(MeasuredConds, RmsNormBackwardDeclinesWhereTheH200GridHadAtenFaster) {
+  expect_honest(replay("_fused_rms_norm_backward.json", "_fused_rms_norm_backward_cuda_0",
+                       [](const Features& f, int64_t bytes) {
+                         return kernels::norm_backward_slower_than_aten(f.at("rows"), f.at("width"), bytes, false);
+                       }),
+                20);
+}
+
+TEST(MeasuredConds, EmbeddingBackwardDeclinesWhereTheH200GridHadAtenFaster) {
+  expect_honest(replay("embedding_dense_backward.json", "embedding_dense_backward_cuda_0",
+                       [](const Features& f, int64_t bytes) {
+                         return kernels::embedding_backward_slower_than_aten(f.at("indices"), f.at("num_weights"),
+                                                                             f.at("width"), bytes);
+                       }),
+                100);
+}
+
+TEST(MeasuredConds, TopkDeclinesWhereTheH200GridHadAtenFaster) {
+  expect_honest(replay("topk.json", "topk_cuda_0",
+                       [](const Features& f, int64_t bytes) {
+                         return kernels::topk_slower_than_aten(f.at("rows"), f.at("width"), f.at("k"), bytes);
+                       }),
+                8);
+}
+
+// The bounds sit between grid points: each rule's reason names where, and a cell just
+// across a bound is accepted.
+TEST(MeasuredConds, BoundsLieBetweenTheGridPoints) {
+  EXPECT_STREQ(kernels::norm_backward_slower_than_aten(256, 2048, 2, true),
+               "fewer than 724 16-bit rows of 1254 or more elements: aten is faster");
+  EXPECT_EQ(kernels::norm_backward_slower_than_aten(256, 768, 2, true), nullptr);
+  EXPECT_EQ(kernels::norm_backward_slower_than_aten(2048, 5120, 2, true), nullptr);
+  EXPECT_EQ(kernels::norm_backward_slower_than_aten(8192, 2048, 2, false), nullptr);
+  EXPECT_EQ(kernels::embedding_backward_slower_than_aten(64, 50257, 2048, 2), nullptr);
+  EXPECT_NE(kernels::embedding_backward_slower_than_aten(64, 50257, 2048, 4), nullptr);
+  EXPECT_EQ(kernels::topk_slower_than_aten(4096, 4096, 256, 2), nullptr);
+  EXPECT_NE(kernels::topk_slower_than_aten(4096, 4096, 1024, 2), nullptr);
+  EXPECT_EQ(kernels::topk_slower_than_aten(4096, 4096, 1024, 4), nullptr);
+}
+
+}  // namespace
+}  // namespace native_ops
