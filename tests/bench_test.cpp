@@ -36,6 +36,26 @@ void register_mul_entry(c10::DeviceType device_type, int64_t numel, std::vector<
   register_op_entry(std::move(entry));
 }
 
+// An op database entry for mul.Tensor (tagged alpha) with a shape grid and no bench shapes.
+OpEntry mul_grid_entry(std::vector<c10::ScalarType> dtypes, std::function<ShapeGrid(c10::Device)> grid) {
+  OpEntry entry;
+  entry.op_symbol = "mul.Tensor";
+  entry.dsls = {"alpha"};
+  entry.devices = {c10::DeviceType::CPU};
+  entry.dtypes = std::move(dtypes);
+  entry.samples = [](c10::Device, c10::ScalarType) { return std::vector<Sample>{}; };
+  entry.cost = [](const torch::jit::Stack& args) { return Cost{3.0 * args[0].toTensor().nbytes(), 0}; };
+  entry.bench_cases = [](c10::Device) { return std::vector<BenchCase>{}; };
+  entry.grid = std::move(grid);
+  return entry;
+}
+
+// mul's arguments for a grid cell: two tensors of ones of `sizes`.
+torch::jit::Stack ones_pair(at::IntArrayRef sizes, c10::ScalarType dtype, c10::Device device) {
+  const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
+  return torch::jit::Stack{at::ones(sizes, options), at::ones(sizes, options)};
+}
+
 BenchReport bench_alpha(c10::DeviceType device_type) {
   init();
   BenchOptions options;
@@ -90,26 +110,16 @@ TEST(Bench, TheGridTimesEveryCellInTheDtypesAskedFor) {
       [](const at::Tensor& a, const at::Tensor&) -> Verdict { return a.numel() >= 100; },
       [](const at::Tensor& a, const at::Tensor& b) { return call_original<at::_ops::mul_Tensor>(a, b); });
   static int64_t largest_made = 0;
-  OpEntry entry;
-  entry.op_symbol = "mul.Tensor";
-  entry.dsls = {"alpha"};
-  entry.devices = {c10::DeviceType::CPU};
-  entry.dtypes = {at::kFloat, at::kDouble};
-  entry.samples = [](c10::Device, c10::ScalarType) { return std::vector<Sample>{}; };
-  entry.cost = [](const torch::jit::Stack& args) { return Cost{3.0 * args[0].toTensor().nbytes(), 0}; };
-  entry.bench_cases = [](c10::Device) { return std::vector<BenchCase>{}; };
-  entry.grid = [](c10::Device) {
+  register_op_entry(mul_grid_entry({at::kFloat, at::kDouble}, [](c10::Device) {
     ShapeGrid grid;
     grid.axes = {{"n", {16, 1000, int64_t{1} << 22}}};
     grid.max_bytes = 1 << 20;
     grid.make_arguments = [](const std::vector<int64_t>& point, c10::ScalarType dtype, c10::Device device) {
       if (!device.is_meta()) largest_made = std::max(largest_made, point[0]);
-      const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
-      return torch::jit::Stack{at::ones({point[0]}, options), at::ones({point[0]}, options)};
+      return ones_pair({point[0]}, dtype, device);
     };
     return grid;
-  };
-  register_op_entry(std::move(entry));
+  }));
   init();
   BenchOptions options;
   options.dsl = "alpha";
@@ -143,28 +153,18 @@ TEST(Bench, TheGridTimesACellDeclinedForSpeedWhereTheImplIsCorrect) {
         if (!cached.defined() || !cached.sizes().equals(a.sizes())) cached = at::empty_like(a);
         return cached;
       });
-  OpEntry entry;
-  entry.op_symbol = "mul.Tensor";
-  entry.dsls = {"alpha"};
-  entry.devices = {c10::DeviceType::CPU};
-  entry.dtypes = {at::kFloat};
-  entry.samples = [](c10::Device, c10::ScalarType) { return std::vector<Sample>{}; };
-  entry.cost = [](const torch::jit::Stack& args) { return Cost{3.0 * args[0].toTensor().nbytes(), 0}; };
-  entry.bench_cases = [](c10::Device) { return std::vector<BenchCase>{}; };
-  entry.grid = [node](c10::Device) {
+  register_op_entry(mul_grid_entry({at::kFloat}, [node](c10::Device) {
     ShapeGrid grid;
     grid.axes = {{"n", {1000, 1 << 16, 1 << 18}}};
     grid.make_arguments = [](const std::vector<int64_t>& point, c10::ScalarType dtype, c10::Device device) {
-      const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
-      return torch::jit::Stack{at::ones({point[0]}, options), at::ones({point[0]}, options)};
+      return ones_pair({point[0]}, dtype, device);
     };
     // Correct from 2^16 elements: the cell of 1000 stays untimed.
     grid.impl_correct_for = [node](const std::vector<int64_t>& point, c10::ScalarType) {
       return point[0] >= (1 << 16) ? std::vector<std::string>{node} : std::vector<std::string>{};
     };
     return grid;
-  };
-  register_op_entry(std::move(entry));
+  }));
   init();
   BenchOptions options;
   options.dsl = "alpha";
@@ -189,24 +189,14 @@ TEST(Bench, CellsPickGridCellsByTheirFeatures) {
   register_op_override<at::_ops::mul_Tensor>(
       "alpha", c10::DispatchKey::CPU, [](const at::Tensor&, const at::Tensor&) -> Verdict { return true; },
       [](const at::Tensor& a, const at::Tensor& b) { return call_original<at::_ops::mul_Tensor>(a, b); });
-  OpEntry entry;
-  entry.op_symbol = "mul.Tensor";
-  entry.dsls = {"alpha"};
-  entry.devices = {c10::DeviceType::CPU};
-  entry.dtypes = {at::kFloat};
-  entry.samples = [](c10::Device, c10::ScalarType) { return std::vector<Sample>{}; };
-  entry.cost = [](const torch::jit::Stack& args) { return Cost{3.0 * args[0].toTensor().nbytes(), 0}; };
-  entry.bench_cases = [](c10::Device) { return std::vector<BenchCase>{}; };
-  entry.grid = [](c10::Device) {
+  register_op_entry(mul_grid_entry({at::kFloat}, [](c10::Device) {
     ShapeGrid grid;
     grid.axes = {{"rows", {1, 8, 64}}, {"width", {16, 127, 256}}};
     grid.make_arguments = [](const std::vector<int64_t>& point, c10::ScalarType dtype, c10::Device device) {
-      const at::TensorOptions options = at::TensorOptions().dtype(dtype).device(device);
-      return torch::jit::Stack{at::ones({point[0], point[1]}, options), at::ones({point[0], point[1]}, options)};
+      return ones_pair({point[0], point[1]}, dtype, device);
     };
     return grid;
-  };
-  register_op_entry(std::move(entry));
+  }));
   init();
   BenchOptions options;
   options.dsl = "alpha";
