@@ -56,6 +56,16 @@ torch::jit::Stack ones_pair(at::IntArrayRef sizes, c10::ScalarType dtype, c10::D
   return torch::jit::Stack{at::ones(sizes, options), at::ones(sizes, options)};
 }
 
+// The options of a grid run of the alpha overrides, after init().
+BenchOptions alpha_grid(double seconds_per_case) {
+  init();
+  BenchOptions options;
+  options.dsl = "alpha";
+  options.grid = true;
+  options.seconds_per_case = seconds_per_case;
+  return options;
+}
+
 BenchReport bench_alpha(c10::DeviceType device_type) {
   init();
   BenchOptions options;
@@ -120,12 +130,8 @@ TEST(Bench, TheGridTimesEveryCellInTheDtypesAskedFor) {
     };
     return grid;
   }));
-  init();
-  BenchOptions options;
-  options.dsl = "alpha";
-  options.grid = true;
+  BenchOptions options = alpha_grid(0.02);
   options.dtypes = {at::kDouble};
-  options.seconds_per_case = 0.02;
   const BenchReport report = run_benchmarks(options);
   ASSERT_EQ(report.rows.size(), 2u);
   EXPECT_EQ(report.rows[0].shape, "f64 n=16");
@@ -165,11 +171,7 @@ TEST(Bench, TheGridTimesACellDeclinedForSpeedWhereTheImplIsCorrect) {
     };
     return grid;
   }));
-  init();
-  BenchOptions options;
-  options.dsl = "alpha";
-  options.grid = true;
-  options.seconds_per_case = 0.05;
+  BenchOptions options = alpha_grid(0.05);
   const BenchReport report = run_benchmarks(options);
   ASSERT_EQ(report.rows.size(), 3u);
   EXPECT_FALSE(report.rows[0].accepted);
@@ -197,11 +199,7 @@ TEST(Bench, CellsPickGridCellsByTheirFeatures) {
     };
     return grid;
   }));
-  init();
-  BenchOptions options;
-  options.dsl = "alpha";
-  options.grid = true;
-  options.seconds_per_case = 0.01;
+  BenchOptions options = alpha_grid(0.01);
   options.cells = {{"width", {256, 127}}, {"rows", {8}}};
   const BenchReport report = run_benchmarks(options);
   std::vector<std::string> shapes;
