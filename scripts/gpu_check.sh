@@ -20,13 +20,15 @@ usage: scripts/gpu_check.sh --out DIR [--op OP]... [--step STEP]... [options]
                      bench   native-ops bench --device cuda [--op OP]
                      grid    native-ops bench --grid --device cuda [--op OP]
                      routed  native-ops bench --grid --as-routed --device cuda [--op OP]
+                     untuned the same with NATIVE_OPS_TUNED_TABLES=0: routed by the conds
+                             alone, as on a GPU no shipped table fits
                      tune    native-ops tune --device cuda --op OP (needs --op)
                      ctest   ctest -L gpu in build/
                      e2e     bench/e2e.py with the library loaded and without (and a
                              profile of 3 training steps by op)
-  --seconds S      time per (node, cell) of grid and routed (default 0.03)
-  --dtype D        grid and routed: only cells of this dtype (repeatable: bf16, f16, f32)
-  --cells A=N,...  grid and routed: only the cells whose feature A is one of these values
+  --seconds S      time per (node, cell) of grid, routed and untuned (default 0.03)
+  --dtype D        grid, routed and untuned: only cells of this dtype (repeatable: bf16, f16, f32)
+  --cells A=N,...  grid, routed and untuned: only the cells whose feature A is one of these values
                    (repeatable, an axis each: --cells width=151936,256000 --cells rows=256)
   --budget S       tune's time budget per op (default 60)
   --vocab N        e2e's vocabulary; repeatable, a run each (default 50257)
@@ -73,9 +75,9 @@ done
 [ ${#vocabs[@]} -gt 0 ] || vocabs=(50257)
 for step in "${steps[@]}"; do
   case "$step" in
-    build | test | triton | cpp | bench | grid | routed | ctest | e2e) ;;
+    build | test | triton | cpp | bench | grid | routed | untuned | ctest | e2e) ;;
     tune) [ ${#ops[@]} -gt 0 ] || fail_usage "--step tune needs --op: tune one op at a time" ;;
-    *) fail_usage "unknown step '$step': one of build test triton cpp bench grid routed tune ctest e2e" ;;
+    *) fail_usage "unknown step '$step': one of build test triton cpp bench grid routed untuned tune ctest e2e" ;;
   esac
 done
 if [ -e "$out" ] && { [ ! -d "$out" ] || [ -n "$(ls -A "$out")" ]; }; then
@@ -141,6 +143,9 @@ for step in "${steps[@]}"; do
     bench) each_json bench "$cli" bench --device cuda ;;
     grid) each_json grid "$cli" bench --grid --device cuda --seconds "$seconds" "${grid_filters[@]}" ;;
     routed) each_json routed "$cli" bench --grid --as-routed --device cuda --seconds "$seconds" "${grid_filters[@]}" ;;
+    untuned)
+      each_json untuned env NATIVE_OPS_TUNED_TABLES=0 "$cli" bench --grid --as-routed --device cuda --seconds "$seconds" \
+        "${grid_filters[@]}" ;;
     tune)
       for op in "${ops[@]}"; do
         run "tune_$op" "$cli" tune --op "$op" --device cuda --budget "$budget" -o "$out/tune_$op.json" \
