@@ -9,8 +9,9 @@
 #include <map>
 #include <string>
 
+#include "kernels/argmax/cuda_speed.h"
 #include "kernels/embedding_backward/cuda_speed.h"
-#include "kernels/norm/cuda_backward_speed.h"
+#include "kernels/norm/cuda_speed.h"
 #include "kernels/topk/cuda_speed.h"
 #include "native_ops/testing/benchmark.h"
 #include "native_ops/testing/report.h"
@@ -86,6 +87,14 @@ TEST(MeasuredConds, TopkDeclinesWhereTheH200GridHadAtenFaster) {
                          return kernels::topk_slower_than_aten(f.at("rows"), f.at("width"), f.at("k"), bytes);
                        }),
                 8);
+}
+
+TEST(MeasuredConds, ArgmaxDeclinesWhereTheH200GridHadAtenFaster) {
+  expect_honest(replay("argmax_grid.json", "argmax_cuda_0",
+                       [](const Features& f, int64_t bytes) {
+                         return kernels::arg_extreme_slower_than_aten(f.at("rows"), f.at("width"), bytes);
+                       }),
+                12);
 }
 
 // The bounds sit between grid points: each rule's reason names where, and a cell just

@@ -14,6 +14,7 @@
 #include <c10/core/DeviceGuard.h>
 
 #include "cuda_abi.h"
+#include "cuda_speed.h"
 #include "dsls/cuda/kernels_library.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
@@ -21,8 +22,6 @@
 namespace native_ops::kernels {
 
 namespace {
-
-constexpr int64_t kWidestMeasured = 262144;  // the grid's widest rows are 256000
 
 // The rows a call reduces: the last dimension's, or, without a dim, the whole tensor's.
 struct Rows {
@@ -45,13 +44,9 @@ Verdict applies(const at::Tensor& self, std::optional<int64_t> dim) {
   if (self.is_neg()) return decline("a negative-bit view");
   const Rows shape = rows_of(self, dim);
   if (shape.rows > 0x7fffffff) return decline("more rows than one launch covers");
-  // The bounds of what the H200 grid shows at least as fast as aten (docs/design/arg-extreme.md).
-  // A block reads a row alone; aten splits few wide rows over many SMs: 0.43-0.94x.
-  if (shape.width > kWidestMeasured) return decline("rows wider than 262144 elements: not measured, aten runs");
-  if (shape.rows < 64 && shape.width > 131072) return decline("fewer than 64 rows wider than 131072: aten is faster");
-  // Many float32 rows of 4097 to 8191, a block each with few loads in flight: 0.88-1.00x.
-  if (dtype == at::kFloat && shape.rows >= 8192 && shape.width > 4096 && shape.width < 8192)
-    return decline("8192 or more float32 rows of 4097 to 8191 elements: aten is as fast");
+  if (const char* slower = arg_extreme_slower_than_aten(shape.rows, shape.width, self.element_size())) {
+    return decline(slower);
+  }
   return true;
 }
 

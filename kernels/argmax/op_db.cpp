@@ -7,6 +7,7 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/ones.h>
 
+#include "cuda_speed.h"
 #include "native_ops/testing/op_db.h"
 #include "native_ops/testing/samples.h"
 
@@ -18,19 +19,16 @@ using samples::Fill;
 using samples::laid_out;
 using samples::Layout;
 
-// The cuda kernels' domain: their conds must accept exactly these calls. Rows up to 262144
-// elements, but not fewer than 64 wider than 131072, nor 8192 or more float32 rows of
-// 4097 to 8191.
+// The cuda kernels' domain: their conds must accept exactly these calls. Contiguous rows,
+// but where aten is as fast (cuda_speed.h).
 bool cuda_handles(const at::Tensor& self, std::optional<int64_t> dim) {
   const auto dtype = self.scalar_type();
   if ((dtype != at::kFloat && dtype != at::kHalf && dtype != at::kBFloat16) || self.dim() == 0 ||
       (dim.has_value() && *dim != -1 && *dim != self.dim() - 1) || self.numel() == 0 || !self.is_contiguous()) {
     return false;
   }
-  const int64_t width = dim.has_value() ? self.size(-1) : self.numel(), rows = self.numel() / width;
-  const bool few_wide = rows < 64 && width > 131072;
-  const bool many_float_rows = dtype == at::kFloat && rows >= 8192 && width > 4096 && width < 8192;
-  return width <= 262144 && !few_wide && !many_float_rows;
+  const int64_t width = dim.has_value() ? self.size(-1) : self.numel();
+  return arg_extreme_slower_than_aten(self.numel() / width, width, self.element_size()) == nullptr;
 }
 
 // One of the four ops: whether it takes an optional dim (argmax, argmin) and its node.
@@ -171,11 +169,16 @@ std::vector<BenchCase> arg_extreme_bench_cases(c10::Device device) {
   return cases;
 }
 
-ShapeGrid arg_extreme_grid(c10::Device device) {
-  return row_op_grid(device, [](int64_t rows, int64_t width, c10::ScalarType dtype, c10::Device device) {
+// The grid of rows x widths; the op's kernel is correct on every cell its cond declines.
+ShapeGrid arg_extreme_grid(c10::Device device, const Op& op) {
+  ShapeGrid grid = row_op_grid(device, [](int64_t rows, int64_t width, c10::ScalarType dtype, c10::Device device) {
     const at::Tensor input = at::empty({rows, width}, at::TensorOptions().dtype(dtype).device(device)).uniform_(-4, 4);
     return torch::jit::Stack{input, int64_t{-1}, false};
   });
+  grid.impl_correct_for = [node = std::string(op.node)](const std::vector<int64_t>&, c10::ScalarType) {
+    return std::vector<std::string>{node};
+  };
+  return grid;
 }
 
 }  // namespace
@@ -195,7 +198,7 @@ void register_argmax_op_db() {
       return arg_extreme_cost(arguments, with_values);
     };
     entry.bench_cases = arg_extreme_bench_cases;
-    entry.grid = arg_extreme_grid;
+    entry.grid = [op](c10::Device device) { return arg_extreme_grid(device, op); };
     register_op_entry(std::move(entry));
   }
 }

@@ -19,7 +19,7 @@
 #include <c10/core/SymIntArrayRef.h>
 
 #include "cuda_abi.h"
-#include "cuda_backward_speed.h"
+#include "cuda_speed.h"
 #include "dsls/cuda/kernels_library.h"
 #include "gpu_domain.h"
 #include "native_ops/typed.h"
@@ -77,15 +77,9 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> layer_norm(const at::Tensor& inpu
 Verdict rms_norm_applies(const at::Tensor& input, at::IntArrayRef normalized_shape,
                          const std::optional<at::Tensor>& weight, std::optional<double>) {
   if (const Verdict gpu = gpu_norm_applies(input, normalized_shape, weight, std::nullopt); !gpu.accepted()) return gpu;
-  // Between the block-a-row and the warp-a-row kernels, too few loads in flight: aten's RMS
-  // norm is faster there (H200: 16-bit 0.90-1.02x, float32 0.83-1.10x, mostly below 1;
-  // docs/design/honest-conds.md).
-  const int64_t width = c10::multiply_integers(normalized_shape), rows = input.numel() / width;
-  if (input.element_size() == 2 && rows >= 1024 && rows < 3072 && width >= 1024 && width <= 2048) {
-    return decline("1024-3071 16-bit rows of 1024-2048 elements: aten is faster");
-  }
-  if (input.scalar_type() == at::kFloat && rows >= 512 && rows < 3072 && width >= 768 && width <= 4096) {
-    return decline("512-3071 float32 rows of 768-4096 elements: aten is faster");
+  const int64_t width = c10::multiply_integers(normalized_shape);
+  if (const char* slower = rms_norm_slower_than_aten(input.numel() / width, width, input.element_size())) {
+    return decline(slower);
   }
   return true;
 }

@@ -10,7 +10,7 @@
 #include <ATen/ops/rsqrt.h>
 
 #include "cuda_abi.h"
-#include "cuda_backward_speed.h"
+#include "cuda_speed.h"
 #include "native_ops/testing/op_db.h"
 #include "native_ops/testing/samples.h"
 
@@ -40,15 +40,10 @@ bool cuda_norm_handles(const at::Tensor& input) {
          input.is_contiguous();
 }
 
-// The cuda RMS norm's, less the rows where aten was faster on the H200: 1024-3071 16-bit
-// rows of 1024-2048 elements, 512-3071 float32 rows of 768-4096.
+// The cuda RMS norm's, less the rows where aten was faster on the H200 (cuda_speed.h).
 bool cuda_rms_norm_handles(const at::Tensor& input, int64_t width) {
-  if (!cuda_norm_handles(input)) return false;
-  const int64_t rows = input.numel() / width;
-  const bool slow_16_bit = input.element_size() == 2 && rows >= 1024 && rows < 3072 && width >= 1024 && width <= 2048;
-  const bool slow_float =
-      input.scalar_type() == at::kFloat && rows >= 512 && rows < 3072 && width >= 768 && width <= 4096;
-  return !slow_16_bit && !slow_float;
+  return cuda_norm_handles(input) &&
+         rms_norm_slower_than_aten(input.numel() / width, width, input.element_size()) == nullptr;
 }
 
 // The triton kernel's: rows of a multiple of 16 elements, 16-byte aligned (the samples'
@@ -354,7 +349,7 @@ std::vector<Sample> backward_samples(c10::Device device, c10::ScalarType dtype, 
   add(SampleClass::odd_sizes, {{5, 1031}});
   add(SampleClass::odd_sizes, {{4099, 24}});
   add(SampleClass::large, {{1024, 1024}});
-  add(SampleClass::large, {{300, 8192}});  // too few rows: aten's (cuda_backward_speed.h)
+  add(SampleClass::large, {{300, 8192}});  // too few rows: aten's (cuda_speed.h)
   add(SampleClass::large, {{70, 16384}});  // the same
   add(SampleClass::large, {{1024, 8192}});
   add(SampleClass::large, {{768, 16384}});  // the widest 16-bit rows it takes; float32's go to aten

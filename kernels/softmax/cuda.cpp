@@ -8,8 +8,8 @@
 #include <c10/core/DeviceGuard.h>
 
 #include "cuda_abi.h"
+#include "cuda_speed.h"
 #include "dsls/cuda/kernels_library.h"
-#include "dsls/cuda/odd_rows.h"
 #include "gpu_domain.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
@@ -17,9 +17,6 @@
 namespace native_ops::kernels {
 
 namespace {
-
-constexpr int64_t kNarrowestRow = 128;        // narrower: aten is as fast
-constexpr int64_t kWidestRowOnChip = 262144;  // wider rows are left in memory (lib/src/dsls/cuda/rows.cuh)
 
 at::Tensor rows(const at::Tensor& self, bool log) {
   const c10::DeviceGuard device(self.device());
@@ -33,40 +30,23 @@ at::Tensor rows(const at::Tensor& self, bool log) {
 }
 
 // The cuda kernels decline the shape classes where the H200 grid has aten at least as fast
-// (docs/design/honest-conds.md; docs/results/h200-sm90/), so that a GPU without a tuned
-// table is not made slower either.
-Verdict softmax_apply(const at::Tensor& self, int64_t dim, bool half_to_float) {
+// (cuda_speed.h), so that a GPU without a tuned table is not made slower either.
+Verdict rows_apply(const at::Tensor& self, int64_t dim, bool half_to_float, bool log) {
   const Verdict gpu = gpu_rows_apply(self, dim, half_to_float);
   if (!gpu.accepted()) return gpu;
-  if (self.size(-1) < kNarrowestRow) return decline("rows narrower than 128 elements: aten is as fast");
+  const int64_t width = self.size(-1);
+  if (const char* slower = softmax_slower_than_aten(self.numel() / width, width, self.element_size(), log)) {
+    return decline(slower);
+  }
   return true;
 }
 
+Verdict softmax_apply(const at::Tensor& self, int64_t dim, bool half_to_float) {
+  return rows_apply(self, dim, half_to_float, false);
+}
+
 Verdict log_softmax_apply(const at::Tensor& self, int64_t dim, bool half_to_float) {
-  const Verdict softmax = softmax_apply(self, dim, half_to_float);
-  if (!softmax.accepted()) return softmax;
-  const int64_t width = self.size(-1), rows = self.numel() / width;
-  // Rows wider than a cluster holds are read twice; on few of them aten's log-softmax (not
-  // its softmax) was faster: 16-bit 0.87-0.97x at 151936-256000 wide (then left in memory),
-  // 1-64 rows; float32 0.91-0.96x, 1-8 rows.
-  if (self.element_size() == 2 && width > kWidestRowOnChip && rows < 128) {
-    return decline("fewer than 128 16-bit rows wider than 262144: aten is faster");
-  }
-  if (self.element_size() == 4 && width > kWidestRowOnChip && rows < 32) {
-    return decline("fewer than 32 float32 rows wider than 262144: aten is faster");
-  }
-  // Few 16-bit rows of 4096-16384, a block each: aten's log-softmax is as fast (0.95-1.03x),
-  // the triton kernel 1.09-1.18x faster than this one.
-  if (self.element_size() == 2 && width >= 4096 && width <= 16384 && rows < 256) {
-    return decline("fewer than 256 16-bit rows of 4096-16384 elements: aten is as fast");
-  }
-  // Float32 rows not of whole vectors held an element a thread: over many rows aten's
-  // log-softmax was faster (0.91-0.95x at 4097 wide, 2048-32768 rows, before those were
-  // held shifted).
-  if (self.scalar_type() == at::kFloat && width % 4 != 0 && rows >= 1024 && !cuda::hold_shifted(rows, width)) {
-    return decline("1024 or more float32 rows of an odd width held an element a thread: aten is faster");
-  }
-  return true;
+  return rows_apply(self, dim, half_to_float, true);
 }
 
 }  // namespace

@@ -7,7 +7,7 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/ones.h>
 
-#include "dsls/cuda/odd_rows.h"
+#include "cuda_speed.h"
 #include "native_ops/testing/op_db.h"
 #include "native_ops/testing/samples.h"
 
@@ -35,22 +35,18 @@ bool gpu_rows_handle(const at::Tensor& self, int64_t dim, bool half_to_float) {
          (dim == -1 || dim == self.dim() - 1) && self.numel() > 0 && self.is_contiguous();
 }
 
-// The cuda softmax kernel's domain: rows of 128 elements or more.
-bool cuda_softmax_handles(const at::Tensor& self, int64_t dim, bool half_to_float) {
-  return gpu_rows_handle(self, dim, half_to_float) && self.size(-1) >= 128;
+// The cuda kernels' domain (`log`: log-softmax's), less where aten is at least as fast
+// (cuda_speed.h).
+bool cuda_rows_handle(const at::Tensor& self, int64_t dim, bool half_to_float, bool log) {
+  if (!gpu_rows_handle(self, dim, half_to_float)) return false;
+  const int64_t width = self.size(-1);
+  return softmax_slower_than_aten(self.numel() / width, width, self.element_size(), log) == nullptr;
 }
-
-// The cuda log-softmax kernel's: softmax's, less fewer than 128 16-bit or 32 float32 rows
-// wider than 262144, fewer than 256 16-bit rows of 4096-16384, and 1024 or more float32
-// rows not a multiple of 4 that it holds an element a thread (cuda::hold_shifted()).
+bool cuda_softmax_handles(const at::Tensor& self, int64_t dim, bool half_to_float) {
+  return cuda_rows_handle(self, dim, half_to_float, false);
+}
 bool cuda_log_softmax_handles(const at::Tensor& self, int64_t dim, bool half_to_float) {
-  if (!cuda_softmax_handles(self, dim, half_to_float)) return false;
-  const int64_t width = self.size(-1), rows = self.numel() / width;
-  const bool few_wide = width > 262144 && rows < (self.element_size() == 2 ? 128 : 32);
-  const bool few_decode = self.element_size() == 2 && width >= 4096 && width <= 16384 && rows < 256;
-  const bool many_odd =
-      self.scalar_type() == at::kFloat && width % 4 != 0 && rows >= 1024 && !cuda::hold_shifted(rows, width);
-  return !few_wide && !few_decode && !many_odd;
+  return cuda_rows_handle(self, dim, half_to_float, true);
 }
 
 // The triton row kernels' domain: aligned rows of a multiple of 16 elements.

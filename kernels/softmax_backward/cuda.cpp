@@ -9,8 +9,8 @@
 #include <c10/core/DeviceGuard.h>
 
 #include "cuda_abi.h"
+#include "cuda_speed.h"
 #include "dsls/cuda/kernels_library.h"
-#include "dsls/cuda/odd_rows.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
 
@@ -48,12 +48,7 @@ Verdict backward_rows_apply(const at::Tensor& grad_out, const at::Tensor& out, i
   if (out.is_neg() || grad_out.is_neg()) return decline("a negative-bit view");
   const int64_t width = out.size(-1), rows = out.numel() / width;
   if (rows > 0x7fffffff) return decline("more rows than one launch covers");
-  // Where the H200 grid had aten faster (docs/design/cuda-rows.md, "Odd widths"): many
-  // 16-bit rows of an odd width held an element a thread: 0.52-1.02x at 4097 wide, 2048+
-  // rows (now held shifted: 2.1-2.7x), 0.68-0.89x at 127 wide, 8192+ rows.
-  if (out.element_size() == 2 && width % 8 != 0 && rows >= 1024 && !cuda::hold_shifted(rows, width)) {
-    return decline("1024 or more 16-bit rows of an odd width held an element a thread: aten is faster");
-  }
+  if (const char* slower = softmax_backward_slower_than_aten(rows, width, out.element_size())) return decline(slower);
   return true;
 }
 
