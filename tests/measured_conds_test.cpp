@@ -9,10 +9,10 @@
 #include <map>
 #include <string>
 
-#include "kernels/argmax/cuda_speed.h"
-#include "kernels/embedding_backward/cuda_speed.h"
-#include "kernels/norm/cuda_speed.h"
-#include "kernels/topk/cuda_speed.h"
+#include "kernels/argmax/speed.h"
+#include "kernels/embedding_backward/speed.h"
+#include "kernels/norm/speed.h"
+#include "kernels/topk/speed.h"
 #include "native_ops/testing/benchmark.h"
 #include "native_ops/testing/report.h"
 
@@ -59,7 +59,7 @@ void expect_honest(const Replay& r, size_t least_slower) {
 TEST(MeasuredConds, LayerNormBackwardDeclinesWhereTheH200GridHadAtenFaster) {
   expect_honest(replay("native_layer_norm_backward.json", "native_layer_norm_backward_cuda_0",
                        [](const Features& f, int64_t bytes) {
-                         return kernels::norm_backward_slower_than_aten(f.at("rows"), f.at("width"), bytes, true);
+                         return kernels::cuda_norm_backward_slower_than_aten(f.at("rows"), f.at("width"), bytes, true);
                        }),
                 60);
 }
@@ -67,7 +67,7 @@ TEST(MeasuredConds, LayerNormBackwardDeclinesWhereTheH200GridHadAtenFaster) {
 TEST(MeasuredConds, RmsNormBackwardDeclinesWhereTheH200GridHadAtenFaster) {
   expect_honest(replay("_fused_rms_norm_backward.json", "_fused_rms_norm_backward_cuda_0",
                        [](const Features& f, int64_t bytes) {
-                         return kernels::norm_backward_slower_than_aten(f.at("rows"), f.at("width"), bytes, false);
+                         return kernels::cuda_norm_backward_slower_than_aten(f.at("rows"), f.at("width"), bytes, false);
                        }),
                 20);
 }
@@ -75,8 +75,8 @@ TEST(MeasuredConds, RmsNormBackwardDeclinesWhereTheH200GridHadAtenFaster) {
 TEST(MeasuredConds, EmbeddingBackwardDeclinesWhereTheH200GridHadAtenFaster) {
   expect_honest(replay("embedding_dense_backward.json", "embedding_dense_backward_cuda_0",
                        [](const Features& f, int64_t bytes) {
-                         return kernels::embedding_backward_slower_than_aten(f.at("indices"), f.at("num_weights"),
-                                                                             f.at("width"), bytes);
+                         return kernels::cuda_embedding_backward_slower_than_aten(f.at("indices"), f.at("num_weights"),
+                                                                                  f.at("width"), bytes);
                        }),
                 100);
 }
@@ -84,7 +84,7 @@ TEST(MeasuredConds, EmbeddingBackwardDeclinesWhereTheH200GridHadAtenFaster) {
 TEST(MeasuredConds, TopkDeclinesWhereTheH200GridHadAtenFaster) {
   expect_honest(replay("topk.json", "topk_cuda_0",
                        [](const Features& f, int64_t bytes) {
-                         return kernels::topk_slower_than_aten(f.at("rows"), f.at("width"), f.at("k"), bytes);
+                         return kernels::cuda_topk_slower_than_aten(f.at("rows"), f.at("width"), f.at("k"), bytes);
                        }),
                 8);
 }
@@ -92,7 +92,7 @@ TEST(MeasuredConds, TopkDeclinesWhereTheH200GridHadAtenFaster) {
 TEST(MeasuredConds, ArgmaxDeclinesWhereTheH200GridHadAtenFaster) {
   expect_honest(replay("argmax_grid.json", "argmax_cuda_0",
                        [](const Features& f, int64_t bytes) {
-                         return kernels::arg_extreme_slower_than_aten(f.at("rows"), f.at("width"), bytes);
+                         return kernels::cuda_arg_extreme_slower_than_aten(f.at("rows"), f.at("width"), bytes);
                        }),
                 12);
 }
@@ -100,16 +100,16 @@ TEST(MeasuredConds, ArgmaxDeclinesWhereTheH200GridHadAtenFaster) {
 // The bounds sit between grid points: each rule's reason names where, and a cell just
 // across a bound is accepted.
 TEST(MeasuredConds, BoundsLieBetweenTheGridPoints) {
-  EXPECT_STREQ(kernels::norm_backward_slower_than_aten(256, 2048, 2, true),
+  EXPECT_STREQ(kernels::cuda_norm_backward_slower_than_aten(256, 2048, 2, true),
                "fewer than 724 16-bit rows of 1254 or more elements: aten is faster");
-  EXPECT_EQ(kernels::norm_backward_slower_than_aten(256, 768, 2, true), nullptr);
-  EXPECT_EQ(kernels::norm_backward_slower_than_aten(2048, 5120, 2, true), nullptr);
-  EXPECT_EQ(kernels::norm_backward_slower_than_aten(8192, 2048, 2, false), nullptr);
-  EXPECT_EQ(kernels::embedding_backward_slower_than_aten(64, 50257, 2048, 2), nullptr);
-  EXPECT_NE(kernels::embedding_backward_slower_than_aten(64, 50257, 2048, 4), nullptr);
-  EXPECT_EQ(kernels::topk_slower_than_aten(4096, 4096, 256, 2), nullptr);
-  EXPECT_NE(kernels::topk_slower_than_aten(4096, 4096, 1024, 2), nullptr);
-  EXPECT_EQ(kernels::topk_slower_than_aten(4096, 4096, 1024, 4), nullptr);
+  EXPECT_EQ(kernels::cuda_norm_backward_slower_than_aten(256, 768, 2, true), nullptr);
+  EXPECT_EQ(kernels::cuda_norm_backward_slower_than_aten(2048, 5120, 2, true), nullptr);
+  EXPECT_EQ(kernels::cuda_norm_backward_slower_than_aten(8192, 2048, 2, false), nullptr);
+  EXPECT_EQ(kernels::cuda_embedding_backward_slower_than_aten(64, 50257, 2048, 2), nullptr);
+  EXPECT_NE(kernels::cuda_embedding_backward_slower_than_aten(64, 50257, 2048, 4), nullptr);
+  EXPECT_EQ(kernels::cuda_topk_slower_than_aten(4096, 4096, 256, 2), nullptr);
+  EXPECT_NE(kernels::cuda_topk_slower_than_aten(4096, 4096, 1024, 2), nullptr);
+  EXPECT_EQ(kernels::cuda_topk_slower_than_aten(4096, 4096, 1024, 4), nullptr);
 }
 
 }  // namespace

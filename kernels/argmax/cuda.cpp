@@ -14,10 +14,10 @@
 #include <c10/core/DeviceGuard.h>
 
 #include "cuda_abi.h"
-#include "cuda_speed.h"
 #include "dsls/cuda/kernels_library.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
+#include "speed.h"
 
 namespace native_ops::kernels {
 
@@ -44,7 +44,7 @@ Verdict applies(const at::Tensor& self, std::optional<int64_t> dim) {
   if (self.is_neg()) return decline("a negative-bit view");
   const Rows shape = rows_of(self, dim);
   if (shape.rows > 0x7fffffff) return decline("more rows than one launch covers");
-  if (const char* slower = arg_extreme_slower_than_aten(shape.rows, shape.width, self.element_size())) {
+  if (const char* slower = cuda_arg_extreme_slower_than_aten(shape.rows, shape.width, self.element_size())) {
     return decline(slower);
   }
   return true;

@@ -7,9 +7,9 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/ones.h>
 
-#include "cuda_speed.h"
 #include "native_ops/testing/op_db.h"
 #include "native_ops/testing/samples.h"
+#include "speed.h"
 
 namespace native_ops::kernels {
 
@@ -20,7 +20,7 @@ using samples::laid_out;
 using samples::Layout;
 
 // The cuda kernels' domain: their conds must accept exactly these calls. Contiguous rows,
-// but where aten is as fast (cuda_speed.h).
+// but where aten is as fast (speed.h).
 bool cuda_handles(const at::Tensor& self, std::optional<int64_t> dim) {
   const auto dtype = self.scalar_type();
   if ((dtype != at::kFloat && dtype != at::kHalf && dtype != at::kBFloat16) || self.dim() == 0 ||
@@ -28,7 +28,7 @@ bool cuda_handles(const at::Tensor& self, std::optional<int64_t> dim) {
     return false;
   }
   const int64_t width = dim.has_value() ? self.size(-1) : self.numel();
-  return arg_extreme_slower_than_aten(self.numel() / width, width, self.element_size()) == nullptr;
+  return cuda_arg_extreme_slower_than_aten(self.numel() / width, width, self.element_size()) == nullptr;
 }
 
 // One of the four ops: whether it takes an optional dim (argmax, argmin) and its node.

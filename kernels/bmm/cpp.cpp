@@ -9,6 +9,7 @@
 #include "dsls/cpp/cpu_dispatch.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
+#include "speed.h"
 
 namespace native_ops::kernels {
 
@@ -57,15 +58,6 @@ inline void outer_rows_any(const OuterProduct& p, const double* a, const double*
   outer_rows_f64(p, a, m, y, begin, end);
 }
 
-// Above this many output elements the product is bound by memory writes and aten is as
-// fast (`native-ops bench`, docs/PERFORMANCE.md: 64M and 32M outputs at 0.92x to 1.06x).
-constexpr int64_t kMaxOutputs = int64_t{1} << 24;
-// Below this many columns, over more than kMaxNarrowRows rows, aten's GEMM writes the rows
-// faster (the grid of `bench --grid --op bmm --device cpu`: 16 columns 0.63-0.97x over
-// 2032-262144 rows, 1.11x over 1024; 127 columns win everywhere).
-constexpr int64_t kMinColumns = 32;
-constexpr int64_t kMaxNarrowRows = 1024;
-
 Verdict outer_product_applies(const at::Tensor& self, const at::Tensor& mat2) {
   const auto dtype = self.scalar_type();
   if (self.dim() != 3 || mat2.dim() != 3 || self.size(0) != mat2.size(0) || self.size(2) != mat2.size(1)) {
@@ -75,9 +67,8 @@ Verdict outer_product_applies(const at::Tensor& self, const at::Tensor& mat2) {
   if (dtype != mat2.scalar_type()) return decline("dtypes differ");
   if (dtype != at::kFloat && dtype != at::kDouble) return decline("dtype is not float32 or float64");
   if (self.numel() == 0 || mat2.numel() == 0) return decline("empty input");
-  if (self.numel() * mat2.size(2) > kMaxOutputs) return decline("more than 2^24 outputs: aten is as fast");
-  if (mat2.size(2) < kMinColumns && self.numel() > kMaxNarrowRows) {
-    return decline("more than 1024 rows of fewer than 32 columns: aten is faster");
+  if (const char* slower = cpp_outer_product_slower_than_aten(self.size(0), self.size(1), mat2.size(2))) {
+    return decline(slower);
   }
   if (mat2.stride(2) != 1 && mat2.size(2) != 1) return decline("mat2's rows are not unit-stride");
   if (self.is_neg() || mat2.is_neg()) return decline("a negative-bit view");

@@ -11,12 +11,11 @@
 #include "gpu_domain.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
+#include "speed.h"
 
 namespace native_ops::kernels {
 
 namespace {
-
-constexpr double kManyOutputs = 1 << 21;
 
 Verdict outer_product_cuda_applies(const at::Tensor& self, const at::Tensor& mat2) {
   if (const Verdict verdict = gpu_outer_product_applies(self, mat2); !verdict.accepted()) return verdict;
@@ -25,15 +24,10 @@ Verdict outer_product_cuda_applies(const at::Tensor& self, const at::Tensor& mat
   if (mat2.size(2) > (int64_t{1} << 24) || self.size(1) > (int64_t{1} << 35) / mat2.size(2)) {
     return decline("more rows x columns than one launch covers");
   }
-  // Where the H200 grid has aten at least as fast (docs/design/honest-conds.md): rows of a
-  // width that is not whole 16-byte vectors, over 2^21 outputs (0.53-0.96x at 127 and 8193
-  // columns); and one row a batch entry, 16 or more entries of up to 127 columns
-  // (launch-bound: 0.93-0.98x).
-  const int64_t batch = self.size(0), rows = self.size(1), cols = mat2.size(2);
-  if (!rows_of_whole_vectors(cols, self.element_size()) && static_cast<double>(batch) * rows * cols >= kManyOutputs) {
-    return decline("over 2^21 outputs in rows that are not whole 16-byte vectors: aten is faster");
+  if (const char* slower =
+          cuda_outer_product_slower_than_aten(self.size(0), self.size(1), mat2.size(2), self.element_size())) {
+    return decline(slower);
   }
-  if (rows == 1 && batch >= 16 && cols <= 127) return decline("16 or more single rows of up to 127: aten is as fast");
   return true;
 }
 

@@ -24,8 +24,4 @@ inline Verdict gpu_outer_product_applies(const at::Tensor& self, const at::Tenso
   return true;
 }
 
-/// Whether every output row of `cols` elements of `element_size` bytes is whole 16-byte
-/// vectors: the kernels store such rows with vector stores, others element by element.
-inline bool rows_of_whole_vectors(int64_t cols, int64_t element_size) { return cols % (16 / element_size) == 0; }
-
 }  // namespace native_ops::kernels

@@ -6,6 +6,7 @@
 #include "gpu_domain.h"
 #include "native_ops/testing/op_db.h"
 #include "native_ops/testing/samples.h"
+#include "speed.h"
 
 namespace native_ops::kernels {
 
@@ -31,8 +32,8 @@ std::string describe_pair(const at::Tensor& a, const at::Tensor& b) {
 bool outer_product_handles(const at::Tensor& a, const at::Tensor& b) {
   const auto dtype = a.scalar_type();
   return (dtype == at::kFloat || dtype == at::kDouble) && b.scalar_type() == dtype && a.size(2) == 1 && a.numel() > 0 &&
-         b.numel() > 0 && a.size(0) * a.size(1) * b.size(2) <= (int64_t{1} << 24) &&
-         (b.stride(2) == 1 || b.size(2) == 1) && (b.size(2) >= 32 || a.size(0) * a.size(1) <= 1024);
+         b.numel() > 0 && (b.stride(2) == 1 || b.size(2) == 1) &&
+         cpp_outer_product_slower_than_aten(a.size(0), a.size(1), b.size(2)) == nullptr;
 }
 
 // The cuda and triton outer-product kernels' domain (the samples stay far below their
@@ -43,21 +44,14 @@ bool gpu_outer_product_handles(const at::Tensor& a, const at::Tensor& b) {
          a.size(2) == 1 && a.numel() > 0 && b.numel() > 0;
 }
 
-// The cuda kernel's: less over 2^21 outputs in rows not of whole 16-byte vectors, and 16 or
-// more single rows of up to 127 columns.
+// The cuda and triton kernels', less where aten is at least as fast (speed.h).
 bool cuda_outer_product_handles(const at::Tensor& a, const at::Tensor& b) {
-  if (!gpu_outer_product_handles(a, b)) return false;
-  const int64_t batch = a.size(0), rows = a.size(1), cols = b.size(2);
-  const bool many_unaligned =
-      !rows_of_whole_vectors(cols, a.element_size()) && batch * rows * cols >= (int64_t{1} << 21);
-  return !many_unaligned && !(rows == 1 && batch >= 16 && cols <= 127);
+  return gpu_outer_product_handles(a, b) &&
+         cuda_outer_product_slower_than_aten(a.size(0), a.size(1), b.size(2), a.element_size()) == nullptr;
 }
-
-// The triton kernel's: less float32 in rows not of whole 16-byte vectors from 2^24 outputs.
 bool triton_outer_product_handles(const at::Tensor& a, const at::Tensor& b) {
-  if (!gpu_outer_product_handles(a, b)) return false;
-  return a.scalar_type() != at::kFloat || rows_of_whole_vectors(b.size(2), a.element_size()) ||
-         a.size(0) * a.size(1) * b.size(2) < (int64_t{1} << 24);
+  return gpu_outer_product_handles(a, b) &&
+         triton_outer_product_slower_than_aten(a.size(0), a.size(1), b.size(2), a.element_size()) == nullptr;
 }
 
 // A node and the calls its cond must accept.

@@ -12,6 +12,7 @@
 #include "gpu_domain.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
+#include "speed.h"
 
 namespace native_ops::kernels {
 
@@ -19,7 +20,6 @@ namespace {
 
 constexpr int64_t kNarrowCols = 64;  // up to this width, the 64 x 64 tiles; wider, 16 x 256
 constexpr int64_t kMaxGridYZ = 65535;
-constexpr double kManyFloatOutputs = 1 << 24;
 
 Verdict outer_product_triton_applies(const at::Tensor& self, const at::Tensor& mat2) {
   if (const Verdict verdict = gpu_outer_product_applies(self, mat2); !verdict.accepted()) return verdict;
@@ -29,12 +29,9 @@ Verdict outer_product_triton_applies(const at::Tensor& self, const at::Tensor& m
       self.size(1) * cols > 0x7fffffff) {
     return decline("more batches, rows or columns than one launch covers");
   }
-  // Where the H200 grid has aten as fast or faster (docs/design/honest-conds.md): float32
-  // rows not of whole 16-byte vectors, 2^24 outputs or more (0.90-0.99x at 8193 columns;
-  // a few such cells won by 1.07-1.31x are declined with them).
-  if (self.scalar_type() == at::kFloat && !rows_of_whole_vectors(cols, self.element_size()) &&
-      static_cast<double>(self.size(0)) * self.size(1) * cols >= kManyFloatOutputs) {
-    return decline("float32, 2^24 outputs or more in rows that are not whole 16-byte vectors: aten is as fast");
+  if (const char* slower =
+          triton_outer_product_slower_than_aten(self.size(0), self.size(1), cols, self.element_size())) {
+    return decline(slower);
   }
   return true;
 }

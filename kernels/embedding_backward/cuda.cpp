@@ -9,10 +9,10 @@
 #include <c10/core/DeviceGuard.h>
 
 #include "cuda_abi.h"
-#include "cuda_speed.h"
 #include "dsls/cuda/kernels_library.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
+#include "speed.h"
 
 namespace native_ops::kernels {
 
@@ -40,7 +40,8 @@ Verdict embedding_backward_applies(const at::Tensor& grad, const at::Tensor& ind
   if (reinterpret_cast<uintptr_t>(grad.const_data_ptr()) % 16 != 0)
     return decline("grad_output is not aligned to 16 bytes");
   if ((*weights + 7) / 8 > 0x7fffffff) return decline("more weight rows than one launch covers");
-  if (const char* slower = embedding_backward_slower_than_aten(indices.numel(), *weights, width, grad.element_size())) {
+  if (const char* slower =
+          cuda_embedding_backward_slower_than_aten(indices.numel(), *weights, width, grad.element_size())) {
     return decline(slower);
   }
   return true;

@@ -6,9 +6,9 @@
 #include <ATen/ops/ones.h>
 #include <ATen/ops/randint.h>
 
-#include "cuda_speed.h"
 #include "native_ops/testing/op_db.h"
 #include "native_ops/testing/samples.h"
+#include "speed.h"
 
 namespace native_ops::kernels {
 
@@ -20,11 +20,11 @@ using samples::Layout;
 
 // The cuda kernel's domain: a contiguous gradient of rows of a multiple of 16 bytes (the
 // samples' tensors are fresh, aligned), int64 or int32 indices, at least one weight row;
-// but where aten is faster (cuda_speed.h).
+// but where aten is faster (speed.h).
 bool cuda_handles(const at::Tensor& grad, const at::Tensor& indices, int64_t num_weights) {
   return grad.is_contiguous() && grad.size(-1) > 0 && grad.size(-1) * grad.element_size() % 16 == 0 &&
          num_weights > 0 &&
-         embedding_backward_slower_than_aten(indices.numel(), num_weights, grad.size(-1), grad.element_size()) ==
+         cuda_embedding_backward_slower_than_aten(indices.numel(), num_weights, grad.size(-1), grad.element_size()) ==
              nullptr;
 }
 
@@ -64,7 +64,7 @@ std::vector<Sample> embedding_backward_samples(c10::Device device, c10::ScalarTy
                    {grad, indices, call.num_weights, call.padding_idx, call.scale_grad_by_freq},
                    meant_for});
   };
-  // Fewer than 362 indices go to aten but for 16-bit rows into a vocabulary (cuda_speed.h):
+  // Fewer than 362 indices go to aten but for 16-bit rows into a vocabulary (speed.h):
   // the cuda kernel's samples have more.
   add(SampleClass::typical, {{64}});
   add(SampleClass::typical, {{4, 16}, 100, 64});   // many indices repeat

@@ -19,11 +19,11 @@
 #include <c10/core/SymIntArrayRef.h>
 
 #include "cuda_abi.h"
-#include "cuda_speed.h"
 #include "dsls/cuda/kernels_library.h"
 #include "gpu_domain.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
+#include "speed.h"
 
 namespace native_ops::kernels {
 
@@ -78,7 +78,7 @@ Verdict rms_norm_applies(const at::Tensor& input, at::IntArrayRef normalized_sha
                          const std::optional<at::Tensor>& weight, std::optional<double>) {
   if (const Verdict gpu = gpu_norm_applies(input, normalized_shape, weight, std::nullopt); !gpu.accepted()) return gpu;
   const int64_t width = c10::multiply_integers(normalized_shape);
-  if (const char* slower = rms_norm_slower_than_aten(input.numel() / width, width, input.element_size())) {
+  if (const char* slower = cuda_rms_norm_slower_than_aten(input.numel() / width, width, input.element_size())) {
     return decline(slower);
   }
   return true;
@@ -138,7 +138,7 @@ Verdict norm_backward_applies(const at::Tensor& grad_out, const at::Tensor& inpu
     return decline("a tensor not aligned to 16 bytes");
   }
   if (const char* slower =
-          norm_backward_slower_than_aten(input.numel() / width, width, input.element_size(), mean != nullptr)) {
+          cuda_norm_backward_slower_than_aten(input.numel() / width, width, input.element_size(), mean != nullptr)) {
     return decline(slower);
   }
   return true;

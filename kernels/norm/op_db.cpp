@@ -10,9 +10,9 @@
 #include <ATen/ops/rsqrt.h>
 
 #include "cuda_abi.h"
-#include "cuda_speed.h"
 #include "native_ops/testing/op_db.h"
 #include "native_ops/testing/samples.h"
+#include "speed.h"
 
 namespace native_ops::kernels {
 
@@ -40,10 +40,10 @@ bool cuda_norm_handles(const at::Tensor& input) {
          input.is_contiguous();
 }
 
-// The cuda RMS norm's, less the rows where aten was faster on the H200 (cuda_speed.h).
+// The cuda RMS norm's, less the rows where aten was faster on the H200 (speed.h).
 bool cuda_rms_norm_handles(const at::Tensor& input, int64_t width) {
   return cuda_norm_handles(input) &&
-         rms_norm_slower_than_aten(input.numel() / width, width, input.element_size()) == nullptr;
+         cuda_rms_norm_slower_than_aten(input.numel() / width, width, input.element_size()) == nullptr;
 }
 
 // The triton kernel's: rows of a multiple of 16 elements, 16-byte aligned (the samples'
@@ -232,7 +232,7 @@ bool cuda_backward_handles(const at::Tensor& grad_out, const at::Tensor& input, 
   const int64_t vector = 16 / static_cast<int64_t>(input.element_size());
   return cuda_norm_handles(input) && grad_out.is_contiguous() && width % vector == 0 &&
          width / vector <= NATIVE_OPS_NORM_BACKWARD_MAX_VECTORS &&
-         norm_backward_slower_than_aten(input.numel() / width, width, input.element_size(), centered) == nullptr;
+         cuda_norm_backward_slower_than_aten(input.numel() / width, width, input.element_size(), centered) == nullptr;
 }
 
 // The cuda node of the norm's backward.
@@ -349,7 +349,7 @@ std::vector<Sample> backward_samples(c10::Device device, c10::ScalarType dtype, 
   add(SampleClass::odd_sizes, {{5, 1031}});
   add(SampleClass::odd_sizes, {{4099, 24}});
   add(SampleClass::large, {{1024, 1024}});
-  add(SampleClass::large, {{300, 8192}});  // too few rows: aten's (cuda_speed.h)
+  add(SampleClass::large, {{300, 8192}});  // too few rows: aten's (speed.h)
   add(SampleClass::large, {{70, 16384}});  // the same
   add(SampleClass::large, {{1024, 8192}});
   add(SampleClass::large, {{768, 16384}});  // the widest 16-bit rows it takes; float32's go to aten

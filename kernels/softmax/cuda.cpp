@@ -8,11 +8,11 @@
 #include <c10/core/DeviceGuard.h>
 
 #include "cuda_abi.h"
-#include "cuda_speed.h"
 #include "dsls/cuda/kernels_library.h"
 #include "gpu_domain.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
+#include "speed.h"
 
 namespace native_ops::kernels {
 
@@ -30,12 +30,12 @@ at::Tensor rows(const at::Tensor& self, bool log) {
 }
 
 // The cuda kernels decline the shape classes where the H200 grid has aten at least as fast
-// (cuda_speed.h), so that a GPU without a tuned table is not made slower either.
+// (speed.h), so that a GPU without a tuned table is not made slower either.
 Verdict rows_apply(const at::Tensor& self, int64_t dim, bool half_to_float, bool log) {
   const Verdict gpu = gpu_rows_apply(self, dim, half_to_float);
   if (!gpu.accepted()) return gpu;
   const int64_t width = self.size(-1);
-  if (const char* slower = softmax_slower_than_aten(self.numel() / width, width, self.element_size(), log)) {
+  if (const char* slower = cuda_softmax_slower_than_aten(self.numel() / width, width, self.element_size(), log)) {
     return decline(slower);
   }
   return true;

@@ -7,9 +7,9 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/ones.h>
 
-#include "cuda_speed.h"
 #include "native_ops/testing/op_db.h"
 #include "native_ops/testing/samples.h"
+#include "speed.h"
 
 namespace native_ops::kernels {
 
@@ -36,11 +36,11 @@ bool gpu_rows_handle(const at::Tensor& self, int64_t dim, bool half_to_float) {
 }
 
 // The cuda kernels' domain (`log`: log-softmax's), less where aten is at least as fast
-// (cuda_speed.h).
+// (speed.h).
 bool cuda_rows_handle(const at::Tensor& self, int64_t dim, bool half_to_float, bool log) {
   if (!gpu_rows_handle(self, dim, half_to_float)) return false;
   const int64_t width = self.size(-1);
-  return softmax_slower_than_aten(self.numel() / width, width, self.element_size(), log) == nullptr;
+  return cuda_softmax_slower_than_aten(self.numel() / width, width, self.element_size(), log) == nullptr;
 }
 bool cuda_softmax_handles(const at::Tensor& self, int64_t dim, bool half_to_float) {
   return cuda_rows_handle(self, dim, half_to_float, false);

@@ -9,10 +9,10 @@
 #include <c10/core/DeviceGuard.h>
 
 #include "cuda_abi.h"
-#include "cuda_speed.h"
 #include "dsls/cuda/kernels_library.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
+#include "speed.h"
 
 namespace native_ops::kernels {
 
@@ -48,7 +48,8 @@ Verdict backward_rows_apply(const at::Tensor& grad_out, const at::Tensor& out, i
   if (out.is_neg() || grad_out.is_neg()) return decline("a negative-bit view");
   const int64_t width = out.size(-1), rows = out.numel() / width;
   if (rows > 0x7fffffff) return decline("more rows than one launch covers");
-  if (const char* slower = softmax_backward_slower_than_aten(rows, width, out.element_size())) return decline(slower);
+  if (const char* slower = cuda_softmax_backward_slower_than_aten(rows, width, out.element_size()))
+    return decline(slower);
   return true;
 }
 

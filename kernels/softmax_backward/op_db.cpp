@@ -9,9 +9,9 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/ones.h>
 
-#include "cuda_speed.h"
 #include "native_ops/testing/op_db.h"
 #include "native_ops/testing/samples.h"
+#include "speed.h"
 
 namespace native_ops::kernels {
 
@@ -28,14 +28,15 @@ at::Tensor forward_output(const at::Tensor& x, int64_t dim, bool log) {
 
 // The cuda kernels' domain (both ops): grad_output and output alike, contiguous, over the
 // last dimension, not empty, the gradient in their dtype; less where aten is faster
-// (cuda_speed.h).
+// (speed.h).
 bool cuda_backward_handles(const at::Tensor& grad_out, const at::Tensor& out, int64_t dim,
                            c10::ScalarType input_dtype) {
   const auto dtype = out.scalar_type();
   return (dtype == at::kFloat || dtype == at::kHalf || dtype == at::kBFloat16) && grad_out.scalar_type() == dtype &&
          input_dtype == dtype && out.dim() > 0 && (dim == -1 || dim == out.dim() - 1) && out.numel() > 0 &&
          out.is_contiguous() && grad_out.is_contiguous() &&
-         softmax_backward_slower_than_aten(out.numel() / out.size(-1), out.size(-1), out.element_size()) == nullptr;
+         cuda_softmax_backward_slower_than_aten(out.numel() / out.size(-1), out.size(-1), out.element_size()) ==
+             nullptr;
 }
 
 std::vector<Sample> backward_samples(c10::Device device, c10::ScalarType dtype, bool log) {

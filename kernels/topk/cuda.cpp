@@ -7,10 +7,10 @@
 #include <c10/core/DeviceGuard.h>
 
 #include "cuda_abi.h"
-#include "cuda_speed.h"
 #include "dsls/cuda/kernels_library.h"
 #include "native_ops/typed.h"
 #include "native_ops/verdict.h"
+#include "speed.h"
 
 namespace native_ops::kernels {
 
@@ -33,7 +33,7 @@ Verdict topk_applies(const at::Tensor& self, const c10::SymInt& k, int64_t dim, 
   if (*count > NATIVE_OPS_TOPK_MAX_K) return decline("k above 1024");
   if (width >= (int64_t{1} << 31)) return decline("rows of 2^31 or more elements");
   if (self.numel() / width > 0x7fffffff) return decline("more rows than one launch covers");
-  if (const char* slower = topk_slower_than_aten(self.numel() / width, width, *count, self.element_size())) {
+  if (const char* slower = cuda_topk_slower_than_aten(self.numel() / width, width, *count, self.element_size())) {
     return decline(slower);
   }
   return true;

@@ -9,9 +9,9 @@
 #include <ATen/ops/sort.h>
 
 #include "cuda_abi.h"
-#include "cuda_speed.h"
 #include "native_ops/testing/op_db.h"
 #include "native_ops/testing/samples.h"
+#include "speed.h"
 
 namespace native_ops::kernels {
 
@@ -22,11 +22,11 @@ using samples::laid_out;
 using samples::Layout;
 
 // The cuda kernel's domain: contiguous, not empty, over the last dimension, 1 <= k <=
-// min(width, NATIVE_OPS_TOPK_MAX_K), but where aten is faster (cuda_speed.h).
+// min(width, NATIVE_OPS_TOPK_MAX_K), but where aten is faster (speed.h).
 bool cuda_handles(const at::Tensor& self, int64_t k, int64_t dim) {
   return self.dim() > 0 && self.numel() > 0 && self.is_contiguous() && (dim == -1 || dim == self.dim() - 1) && k >= 1 &&
          k <= self.size(-1) && k <= NATIVE_OPS_TOPK_MAX_K &&
-         topk_slower_than_aten(self.numel() / self.size(-1), self.size(-1), k, self.element_size()) == nullptr;
+         cuda_topk_slower_than_aten(self.numel() / self.size(-1), self.size(-1), k, self.element_size()) == nullptr;
 }
 
 // Which of equal elements topk returns, and the order of unsorted results, are aten's to

@@ -11,7 +11,7 @@ namespace native_ops::kernels {
 
 /// Why the cuda kernel of argmax, argmin, max.dim or min.dim is slower than aten's (or not
 /// measured) over `rows` rows of `width` elements of `element_size` bytes; null where it is not.
-constexpr const char* arg_extreme_slower_than_aten(int64_t rows, int64_t width, int64_t element_size) {
+constexpr const char* cuda_arg_extreme_slower_than_aten(int64_t rows, int64_t width, int64_t element_size) {
   if (width > 262144) return "rows wider than 262144 elements: not measured, aten runs";
   if (rows < 64 && width > 131072) return "fewer than 64 rows wider than 131072: aten is faster";
   if (element_size == 4 && rows >= 8192 && width > 4096 && width < 8192) {

@@ -10,7 +10,7 @@ namespace native_ops::kernels {
 /// elements of `element_size` bytes; null where it is not. Between the block-a-row and the
 /// warp-a-row kernels too few loads are in flight (H200: 16-bit 0.90-1.02x, float32
 /// 0.83-1.10x, mostly below 1; a sweep of rows x widths, docs/design/honest-conds.md).
-constexpr const char* rms_norm_slower_than_aten(int64_t rows, int64_t width, int64_t element_size) {
+constexpr const char* cuda_rms_norm_slower_than_aten(int64_t rows, int64_t width, int64_t element_size) {
   if (element_size == 2 && rows >= 1024 && rows < 3072 && width >= 1024 && width <= 2048) {
     return "1024-3071 16-bit rows of 1024-2048 elements: aten is faster";
   }
@@ -28,7 +28,8 @@ constexpr const char* rms_norm_slower_than_aten(int64_t rows, int64_t width, int
 
 /// Why the cuda kernel of layer norm's (`centered`) or RMS norm's backward is slower than
 /// aten's over `rows` rows of `width` elements of `element_size` bytes; null where it is not.
-constexpr const char* norm_backward_slower_than_aten(int64_t rows, int64_t width, int64_t element_size, bool centered) {
+constexpr const char* cuda_norm_backward_slower_than_aten(int64_t rows, int64_t width, int64_t element_size,
+                                                          bool centered) {
   const bool wide = width >= 1254, float32 = element_size == 4;
   if (centered) {
     if (!float32 && wide && rows < 724) return "fewer than 724 16-bit rows of 1254 or more elements: aten is faster";

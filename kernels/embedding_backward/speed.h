@@ -12,8 +12,8 @@ namespace native_ops::kernels {
 /// Why the cuda kernel of embedding_dense_backward is slower than aten's for `indices`
 /// indices into `num_weights` rows of `width` elements of `element_size` bytes; null where
 /// it is not.
-constexpr const char* embedding_backward_slower_than_aten(int64_t indices, int64_t num_weights, int64_t width,
-                                                          int64_t element_size) {
+constexpr const char* cuda_embedding_backward_slower_than_aten(int64_t indices, int64_t num_weights, int64_t width,
+                                                               int64_t element_size) {
   if (indices < 362) {  // a decode step's few: aten is faster but for 16-bit rows into a vocabulary
     if (element_size == 4 || num_weights < 5657 || width < 222) {
       return "fewer than 362 indices, float32 or into under 5657 weights or of rows under 222 elements: aten is "

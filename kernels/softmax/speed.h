@@ -11,7 +11,7 @@ namespace native_ops::kernels {
 
 /// Why the cuda kernel of softmax (or, `log`, log-softmax) is slower than aten's, or as
 /// fast, over `rows` rows of `width` elements of `element_size` bytes; null where it is not.
-constexpr const char* softmax_slower_than_aten(int64_t rows, int64_t width, int64_t element_size, bool log) {
+constexpr const char* cuda_softmax_slower_than_aten(int64_t rows, int64_t width, int64_t element_size, bool log) {
   if (width < 128) return "rows narrower than 128 elements: aten is as fast";
   if (!log) return nullptr;
   // Rows wider than a cluster holds (lib/src/dsls/cuda/rows.cuh) are read twice; on few of

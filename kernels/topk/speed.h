@@ -13,7 +13,7 @@ namespace native_ops::kernels {
 
 /// Why the cuda kernel of topk is slower than aten's selecting `k` of each of `rows` rows
 /// of `width` elements of `element_size` bytes; null where it is not.
-constexpr const char* topk_slower_than_aten(int64_t rows, int64_t width, int64_t k, int64_t element_size) {
+constexpr const char* cuda_topk_slower_than_aten(int64_t rows, int64_t width, int64_t k, int64_t element_size) {
   if (element_size != 2 || k <= 512) return nullptr;
   if (rows < 23 && width >= 80286) return "k above 512 of fewer than 23 16-bit rows of 80286 or more: aten is faster";
   if (rows >= 1448 && width < 11449) return "k above 512 of 1448 or more 16-bit rows under 11449: aten is faster";
