@@ -1,10 +1,12 @@
 #pragma once
 // Where the H200 grid had aten's embedding backward faster than the cuda kernel
 // (docs/results/h200-sm90/embedding_dense_backward.json): few indices (the kernel sorts
-// them, then writes every weight row), and narrow rows into large vocabularies. The cond declines those shape classes,
-// so that graphs without a selection table (other GPUs, NATIVE_OPS_TUNED_TABLES=0) are never slower; each bound lies at
-// the geometric middle of the grid points on either side (indices 1, 64, 2048, 16384, 65536; weights 1000, 32000,
-// 50257, 128256, 151936; widths 64, 768, 2048, 4096). tests/measured_conds_test.cpp replays the stored grid against it.
+// them, then writes every weight row), and narrow rows into large vocabularies. The cond
+// declines those shape classes, so that graphs without a selection table (other GPUs,
+// NATIVE_OPS_TUNED_TABLES=0) are never slower; each bound lies at the geometric middle of
+// the grid points on either side (indices 1, 64, 2048, 16384, 65536; weights 1000, 32000,
+// 50257, 128256, 151936; widths 64, 768, 2048, 4096). tests/measured_conds_test.cpp replays
+// the stored grid against it.
 #include <cstdint>
 
 namespace native_ops::kernels {

@@ -228,10 +228,13 @@ OpEntry norm_entry(const char* op_symbol) {
 // output_mask) and _fused_rms_norm_backward (grad_out, input, normalized_shape, rstd, weight,
 // output_mask): their cuda kernel takes contiguous rows of a multiple of 16 bytes and at most
 // NATIVE_OPS_NORM_BACKWARD_MAX_VECTORS of them; the samples' tensors are fresh, aligned.
+bool backward_rows_fit(int64_t width, int64_t element_size) {
+  const int64_t vector = 16 / element_size;
+  return width % vector == 0 && width / vector <= NATIVE_OPS_NORM_BACKWARD_MAX_VECTORS;
+}
+// Those, less where aten is faster (speed.h).
 bool cuda_backward_handles(const at::Tensor& grad_out, const at::Tensor& input, int64_t width, bool centered) {
-  const int64_t vector = 16 / static_cast<int64_t>(input.element_size());
-  return cuda_norm_handles(input) && grad_out.is_contiguous() && width % vector == 0 &&
-         width / vector <= NATIVE_OPS_NORM_BACKWARD_MAX_VECTORS &&
+  return cuda_norm_handles(input) && grad_out.is_contiguous() && backward_rows_fit(width, input.element_size()) &&
          cuda_norm_backward_slower_than_aten(input.numel() / width, width, input.element_size(), centered) == nullptr;
 }
 
@@ -434,10 +437,8 @@ ShapeGrid backward_grid(c10::Device device, const Norm& norm) {
   });
   const std::string node = backward_node(norm);
   grid.impl_correct_for = [node](const std::vector<int64_t>& point, c10::ScalarType dtype) {
-    const int64_t width = point[1], vector = 16 / static_cast<int64_t>(c10::elementSize(dtype));
-    return width % vector == 0 && width / vector <= NATIVE_OPS_NORM_BACKWARD_MAX_VECTORS
-               ? std::vector<std::string>{node}
-               : std::vector<std::string>{};
+    return backward_rows_fit(point[1], static_cast<int64_t>(c10::elementSize(dtype))) ? std::vector<std::string>{node}
+                                                                                      : std::vector<std::string>{};
   };
   return grid;
 }

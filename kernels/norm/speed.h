@@ -20,14 +20,13 @@ constexpr const char* cuda_rms_norm_slower_than_aten(int64_t rows, int64_t width
   return nullptr;
 }
 
-// The backward kernel (docs/results/h200-sm90/native_layer_norm_backward.json,
-// _fused_rms_norm_backward.json): few rows, each block of which writes a row of partial
-// column sums. Each bound lies at the geometric middle of the grid points on either side
-// (rows 1, 8, 32, 64, 256, 2048, 8192; widths 768, 2048, 4096, 5120, 8192, ...);
-// tests/measured_conds_test.cpp replays the stored grids against it.
-
 /// Why the cuda kernel of layer norm's (`centered`) or RMS norm's backward is slower than
 /// aten's over `rows` rows of `width` elements of `element_size` bytes; null where it is not.
+/// Few rows, each block of which writes a row of partial column sums
+/// (docs/results/h200-sm90/native_layer_norm_backward.json, _fused_rms_norm_backward.json);
+/// each bound lies at the geometric middle of the grid points on either side (rows 1, 8, 32,
+/// 64, 256, 2048, 8192; widths 768, 2048, 4096, 5120, 8192, ...), and
+/// tests/measured_conds_test.cpp replays the stored grids against it.
 constexpr const char* cuda_norm_backward_slower_than_aten(int64_t rows, int64_t width, int64_t element_size,
                                                           bool centered) {
   const bool wide = width >= 1254, float32 = element_size == 4;

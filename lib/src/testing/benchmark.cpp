@@ -280,28 +280,20 @@ BenchRow time_as_routed(detail::BenchClock& clock, const c10::OperatorHandle& op
 // no grid at all: nothing could run here, and the rows say why.
 void check_cells(const BenchOptions& options, const GridValues& seen) {
   if (seen.empty()) return;
-  auto listed = [](const auto& items) {
-    std::string text;
-    for (const auto& item : items) {
-      if constexpr (std::is_same_v<std::decay_t<decltype(item)>, int64_t>) {
-        text += (text.empty() ? "" : ", ") + std::to_string(item);
-      } else {
-        text += (text.empty() ? "" : ", ") + item.first;
-      }
-    }
-    return text;
-  };
   for (const auto& [name, values] : options.cells) {
     const auto axis = seen.find(name);
     if (axis == seen.end()) {
-      throw Error("no grid of the overrides selected has an axis '" + name + "' (their axes: " + listed(seen) +
+      std::string axes;
+      for (const auto& entry : seen) axes += (axes.empty() ? "" : ", ") + entry.first;
+      throw Error("no grid of the overrides selected has an axis '" + name + "' (their axes: " + axes +
                   "): name one of those");
     }
     for (const int64_t value : values) {
-      if (!axis->second.count(value)) {
-        throw Error("no grid of the overrides selected has " + name + " " + std::to_string(value) +
-                    " (its values: " + listed(axis->second) + "): pick values from the grid");
-      }
+      if (axis->second.count(value)) continue;
+      std::string known;
+      for (const int64_t v : axis->second) known += (known.empty() ? "" : ", ") + std::to_string(v);
+      throw Error("no grid of the overrides selected has " + name + " " + std::to_string(value) +
+                  " (its values: " + known + "): pick values from the grid");
     }
   }
 }
