@@ -106,8 +106,8 @@ std::vector<Sample> backward_samples(c10::Device device, c10::ScalarType dtype, 
   add(SampleClass::large, {4, 40000}, -1, logits);    // rows over a cluster, slices not full
   add(SampleClass::large, {2, 65536}, -1, logits);    // a cluster's slices full
   add(SampleClass::large, {2, 100000}, -1, logits);   // float32: partly in shared memory
-  add(SampleClass::large, {3, 151936}, -1, logits);   // left in memory: a cluster holds 16-bit pairs up to 131072
-  add(SampleClass::large, {2, 262144}, -1, logits);   // left in memory
+  add(SampleClass::large, {3, 151936}, -1, logits);   // 16-bit: over 1024-thread cluster blocks, slices not full
+  add(SampleClass::large, {2, 262144}, -1, logits);   // 16-bit: the widest a cluster holds; float32: in memory
   add(SampleClass::large, {2, 1 << 19}, -1, logits);  // left in memory, read twice
   add(SampleClass::transposed, {256, 512}, -1, logits, laid_out(Layout::transposed), Layout::transposed);
   add(SampleClass::step_sliced, {128, 1024}, -1, logits, laid_out(Layout::step_sliced));

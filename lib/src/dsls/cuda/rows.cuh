@@ -346,6 +346,11 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
         // The widest 16-bit rows keep 6 of each thread's 8 vectors in shared memory.
         if (vectors <= 8 * 256 * 8) return launch(Cluster{}, RowGeometry<256, 2, 6, 8>{}, rows * 8);
         if (vectors <= 8 * 512 * 8) return launch(Cluster{}, RowGeometry<512, 2, 6, 8>{}, rows * 8);
+        // Two 16-bit rows of up to 262144 (a backward pass's) on 1024-thread blocks, as float32's
+        // one row: left in memory, 151936 and 256000 wide ran at 56-61% of the floor.
+        if constexpr (kOperands == 2) {
+          if (vectors <= 8 * 1024 * 8) return launch(Cluster{}, RowGeometry<1024, 2, 6, 8>{}, rows * 8);
+        }
       }
     }
   }
