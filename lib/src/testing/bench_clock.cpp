@@ -14,6 +14,8 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/ones.h>
+#include <ATen/ops/sum.h>
+#include <ATen/ops/zeros.h>
 #include <c10/core/Event.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
@@ -78,12 +80,15 @@ class GpuClock final : public BenchClock {
   explicit GpuClock(c10::Device device)
       : device_(device),
         guard_(c10::impl::getDeviceGuardImpl(device.type())),
-        // Larger than the L2 of any current GPU (H200: 60 MB), so each flush evicts it all.
-        flush_(at::empty({int64_t{256} << 20}, at::TensorOptions().dtype(at::kByte).device(device))) {}
+        // Larger than the L2 of any current GPU (H200: 60 MB), so each flush evicts it all;
+        // read, not written, so that the lines it leaves are clean: no write-back of the
+        // flush lands in the timed call.
+        flush_(at::zeros({int64_t{64} << 20}, at::TensorOptions().dtype(at::kFloat).device(device))),
+        flush_sum_(at::empty({}, flush_.options())) {}
 
   double time_per_call(const std::function<void()>& fn, size_t calls) override {
     const c10::Stream stream = guard_->getStream(device_);
-    flush_.zero_();
+    at::sum_out(flush_sum_, flush_);
     c10::Event start(device_.type(), c10::EventFlag::BACKEND_DEFAULT);  // timing enabled
     c10::Event stop(device_.type(), c10::EventFlag::BACKEND_DEFAULT);
     start.record(stream);
@@ -101,6 +106,7 @@ class GpuClock final : public BenchClock {
   c10::Device device_;
   const c10::impl::DeviceGuardImplInterface* guard_;
   at::Tensor flush_;
+  at::Tensor flush_sum_;
 };
 
 }  // namespace
