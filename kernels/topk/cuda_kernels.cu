@@ -564,10 +564,8 @@ struct Split {
 int plan_split(int64_t rows, int64_t width, int64_t k, Split* split) {
   split->slices = 1;
   split->slice_width = width;
-  int device = 0, sms = 0;
-  cudaError_t error = cudaGetDevice(&device);
-  if (error == cudaSuccess) error = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
-  if (error != cudaSuccess) return static_cast<int>(error);
+  int sms = 0;
+  if (const int error = current_device_sms(&sms); error != cudaSuccess) return error;
   const int64_t resident = int64_t{sms} * kBlocksPerSm;
   const int64_t slices = std::min({resident / rows, width / kSample, int64_t{kSample} / k});
   if (slices < 2) return cudaSuccess;

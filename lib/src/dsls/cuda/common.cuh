@@ -5,6 +5,8 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include <atomic>
+
 #include "dsls/cuda/abi.h"
 
 namespace native_ops::cuda {
@@ -64,6 +66,22 @@ int dispatch_dtype(int dtype, Launch&& launch) {
     case kNativeOpsBFloat16: return launch(__nv_bfloat16{});
     default: return static_cast<int>(cudaErrorInvalidValue);
   }
+}
+
+/// The SMs of the current device into `sms`, asked of the runtime once a device; returns a
+/// cudaError_t.
+inline int current_device_sms(int* sms) {
+  constexpr int kDevices = 64;
+  static std::atomic<int> known[kDevices] = {};
+  int device = 0;
+  cudaError_t error = cudaGetDevice(&device);
+  if (error != cudaSuccess) return static_cast<int>(error);
+  *sms = device < kDevices ? known[device].load(std::memory_order_relaxed) : 0;
+  if (*sms != 0) return cudaSuccess;
+  error = cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, device);
+  if (error != cudaSuccess) return static_cast<int>(error);
+  if (device < kDevices) known[device].store(*sms, std::memory_order_relaxed);
+  return cudaSuccess;
 }
 
 }  // namespace native_ops::cuda
