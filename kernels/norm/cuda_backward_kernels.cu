@@ -8,13 +8,18 @@
 // registers, so that both are read from DRAM once and grad_in is written once; each thread
 // owns the same columns in every row, so it keeps their column sums in registers across its
 // rows. The blocks then write one float partial per column each, and a second kernel sums
-// the partials of each column in a fixed order (deterministic, unlike atomics).
+// the partials of each column in a fixed order (deterministic, unlike atomics). Where rows
+// are few for their width, those partials cost more than the rows (a block a row), and the
+// column gradients are taken apart instead (column_partials, where speed.h says): the rows
+// kernel writes grad_in alone, then tiles of a chunk of rows by 32 vectors of columns read
+// grad_out and the input again, one partial row a chunk.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
 
 #include "cuda_abi.h"
 #include "dsls/cuda/rows.cuh"
+#include "speed.h"
 
 namespace native_ops::cuda {
 namespace {
@@ -186,6 +191,88 @@ __global__ void __launch_bounds__(32 * kSlices)
   }
 }
 
+// The column sums of a chunk of rows (blockIdx.y) over 32 vectors of columns (blockIdx.x):
+// each warp takes every kColumnWarps-th row of the chunk, kColumnRowsInFlight at a time,
+// then the warps' sums are added in warp order into one partial row a chunk and plane.
+constexpr int kColumnWarps = 8;
+constexpr int kColumnRowsInFlight = 4;
+template <class T, int VEC, bool CENTERED>
+__global__ void __launch_bounds__(32 * kColumnWarps)
+    column_partials(BackwardArgs<T, VEC> a, int64_t chunk_rows, int64_t chunks) {
+  constexpr int kPlanes = CENTERED ? 2 : 1;
+  const int lane = static_cast<int>(threadIdx.x) % 32;
+  const int warp = static_cast<int>(threadIdx.x) / 32;
+  const int64_t tile = int64_t{blockIdx.x} * 32 * VEC;
+  const int64_t c = tile + int64_t{lane} * VEC;
+  const int64_t first = int64_t{blockIdx.y} * chunk_rows;
+  const int64_t end = min(a.rows, first + chunk_rows);
+  float sums[kPlanes][VEC] = {};
+  if (c < a.width) {
+    for (int64_t row = first + warp; row < end; row += kColumnWarps * kColumnRowsInFlight) {
+      Vec<T, VEC> g[kColumnRowsInFlight], x[kColumnRowsInFlight];
+      float mean[kColumnRowsInFlight], rstd[kColumnRowsInFlight];
+#pragma unroll
+      for (int j = 0; j < kColumnRowsInFlight; ++j) {  // every load issued before the first use
+        const int64_t r = row + j * kColumnWarps;
+        if (r >= end) continue;
+        g[j] = load_vector<T, VEC>(a.grad_out + r * a.width, c);
+        x[j] = load_vector<T, VEC>(a.in + r * a.width, c);
+        mean[j] = CENTERED ? a.mean[r] : 0.f;
+        rstd[j] = a.rstd[r];
+      }
+#pragma unroll
+      for (int j = 0; j < kColumnRowsInFlight; ++j) {
+        if (row + j * kColumnWarps >= end) continue;
+#pragma unroll
+        for (int k = 0; k < VEC; ++k) {
+          const float gk = to_float(g[j].v[k]);
+          sums[0][k] += gk * ((to_float(x[j].v[k]) - mean[j]) * rstd[j]);
+          if constexpr (CENTERED) sums[kPlanes - 1][k] += gk;
+        }
+      }
+    }
+  }
+  // Element k of lane l's vector at [k][l]: the stores and the sums below are free of bank conflicts.
+  __shared__ float staged[kPlanes][kColumnWarps][VEC][32];
+#pragma unroll
+  for (int plane = 0; plane < kPlanes; ++plane) {
+#pragma unroll
+    for (int k = 0; k < VEC; ++k) staged[plane][warp][k][lane] = sums[plane][k];
+  }
+  __syncthreads();
+  for (int i = static_cast<int>(threadIdx.x); i < kPlanes * VEC * 32; i += 32 * kColumnWarps) {
+    const int plane = i / (VEC * 32), k = i / 32 % VEC, l = i % 32;
+    const int64_t column = tile + int64_t{l} * VEC + k;
+    if (column >= a.width) continue;
+    float total = 0.f;
+#pragma unroll
+    for (int w = 0; w < kColumnWarps; ++w) total += staged[plane][w][k][l];
+    a.partials[(plane * chunks + blockIdx.y) * a.width + column] = total;
+  }
+}
+
+// How column_partials covers the rows: `chunks` chunks of `chunk_rows` rows; chunks 0: the
+// column gradients stay in the rows kernel.
+struct ColumnPlan {
+  int64_t chunks = 0;
+  int64_t chunk_rows = 0;
+};
+
+// Apart where speed.h says, in chunks of at least a row a warp's load, as many as fill the
+// SMs about 8 times.
+int plan_columns(int64_t rows, int64_t width, int element_bytes, bool centered, ColumnPlan* plan) {
+  *plan = {};
+  if (!kernels::cuda_norm_backward_columns_apart(rows, width, element_bytes, centered)) return cudaSuccess;
+  int sms = 0;
+  if (const int error = current_device_sms(&sms); error != cudaSuccess) return error;
+  const int64_t tiles = (width * element_bytes / 16 + 31) / 32;
+  const int64_t most_chunks = std::max<int64_t>(1, rows / (kColumnWarps * kColumnRowsInFlight));
+  plan->chunks = std::clamp<int64_t>(int64_t{sms} * 8 / tiles, 1, most_chunks);
+  plan->chunk_rows = (rows + plan->chunks - 1) / plan->chunks;
+  plan->chunks = (rows + plan->chunk_rows - 1) / plan->chunk_rows;
+  return cudaSuccess;
+}
+
 template <class T, int VEC, int THREADS, int ROW_THREADS, bool CENTERED, bool COLUMNS>
 int blocks_for(int64_t rows, int* blocks) {
   // Resident blocks on the device, asked of the runtime once a device (asked on every call,
@@ -198,7 +285,7 @@ int blocks_for(int64_t rows, int* blocks) {
   int resident = device < kDevices ? known[device].load(std::memory_order_relaxed) : 0;
   if (resident == 0) {
     int sms = 0, per_sm = 0;
-    error = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device);
+    error = static_cast<cudaError_t>(current_device_sms(&sms));
     if (error == cudaSuccess) {
       error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
           &per_sm, &norm_backward_rows<T, VEC, THREADS, ROW_THREADS, CENTERED, COLUMNS>, THREADS, 0);
@@ -244,6 +331,13 @@ NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_norm_backward_workspace(int dtype, int
   return dispatch_dtype(dtype, [&](auto element) {
     using T = decltype(element);
     constexpr int kVec = 16 / sizeof(T);
+    ColumnPlan plan;
+    if (const int error = plan_columns(rows, width, sizeof(T), centered != 0, &plan); error != cudaSuccess)
+      return error;
+    if (plan.chunks > 0) {
+      *floats = plan.chunks * width * (centered != 0 ? 2 : 1);
+      return static_cast<int>(cudaSuccess);
+    }
     return with_plan<kVec>(width, centered != 0, true, [&](auto threads, auto row_threads, auto centred, auto) {
       int blocks = 0;
       const int error =
@@ -280,29 +374,52 @@ NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_norm_backward_rows(int dtype, const vo
       return 0;
     }
     const bool columns = grad_weight != nullptr || grad_bias != nullptr;
+    ColumnPlan plan;
+    if (columns) {
+      if (const int error = plan_columns(rows, width, sizeof(T), centered, &plan); error != cudaSuccess) return error;
+    }
+    const bool apart = plan.chunks > 0;
+    const int planes = centered ? 2 : 1;
     const BackwardArgs<T, kVec> args{
         static_cast<const T*>(grad_out), static_cast<const T*>(in),     mean, rstd, static_cast<const T*>(weight),
         static_cast<T*>(grad_in),        columns ? workspace : nullptr, rows, width};
-    return with_plan<kVec>(width, centered, columns, [&](auto threads, auto row_threads, auto centred, auto cols) {
-      constexpr int kThreads = decltype(threads)::value;
-      constexpr int kRowThreads = decltype(row_threads)::value;
-      constexpr bool kCentered = decltype(centred)::value;
-      constexpr bool kColumns = decltype(cols)::value;
-      int blocks = 0;
-      int error = blocks_for<T, kVec, kThreads, kRowThreads, kCentered, kColumns>(rows, &blocks);
+    int64_t partial_rows = plan.chunks;  // the partials of each plane sum_partials adds
+    if (apart && workspace_floats < plan.chunks * width * planes) return static_cast<int>(cudaErrorInvalidValue);
+    if (!apart || grad_in != nullptr) {
+      const int error = with_plan<kVec>(
+          width, centered, columns && !apart, [&](auto threads, auto row_threads, auto centred, auto cols) {
+            constexpr int kThreads = decltype(threads)::value;
+            constexpr int kRowThreads = decltype(row_threads)::value;
+            constexpr bool kCentered = decltype(centred)::value;
+            constexpr bool kColumns = decltype(cols)::value;
+            int blocks = 0;
+            const int status = blocks_for<T, kVec, kThreads, kRowThreads, kCentered, kColumns>(rows, &blocks);
+            if (status != cudaSuccess) return status;
+            if (kColumns && (workspace == nullptr || workspace_floats < int64_t{blocks} * width * planes)) {
+              return static_cast<int>(cudaErrorInvalidValue);
+            }
+            norm_backward_rows<T, kVec, kThreads, kRowThreads, kCentered, kColumns>
+                <<<blocks, kThreads, 0, cuda_stream>>>(args);
+            if (kColumns) partial_rows = blocks;
+            return static_cast<int>(cudaGetLastError());
+          });
       if (error != cudaSuccess) return error;
-      const int planes = kCentered ? 2 : 1;
-      if (kColumns && (workspace == nullptr || workspace_floats < int64_t{blocks} * width * planes)) {
-        return static_cast<int>(cudaErrorInvalidValue);
+    }
+    if (apart) {
+      const dim3 tiles(static_cast<unsigned>((width / kVec + 31) / 32), static_cast<unsigned>(plan.chunks));
+      if (centered) {
+        column_partials<T, kVec, true>
+            <<<tiles, 32 * kColumnWarps, 0, cuda_stream>>>(args, plan.chunk_rows, plan.chunks);
+      } else {
+        column_partials<T, kVec, false>
+            <<<tiles, 32 * kColumnWarps, 0, cuda_stream>>>(args, plan.chunk_rows, plan.chunks);
       }
-      norm_backward_rows<T, kVec, kThreads, kRowThreads, kCentered, kColumns>
-          <<<blocks, kThreads, 0, cuda_stream>>>(args);
-      if constexpr (kColumns) {
-        const ColumnOutputs<T> outputs{{static_cast<T*>(grad_weight), static_cast<T*>(grad_bias)}};
-        sum_partials<T><<<dim3(static_cast<unsigned>((width + 31) / 32), planes), 32 * kSlices, 0, cuda_stream>>>(
-            workspace, blocks, width, outputs);
-      }
-      return static_cast<int>(cudaGetLastError());
-    });
+    }
+    if (columns) {
+      const ColumnOutputs<T> outputs{{static_cast<T*>(grad_weight), static_cast<T*>(grad_bias)}};
+      sum_partials<T><<<dim3(static_cast<unsigned>((width + 31) / 32), planes), 32 * kSlices, 0, cuda_stream>>>(
+          workspace, partial_rows, width, outputs);
+    }
+    return static_cast<int>(cudaGetLastError());
   });
 }

@@ -20,36 +20,39 @@ constexpr const char* cuda_rms_norm_slower_than_aten(int64_t rows, int64_t width
   return nullptr;
 }
 
+/// Whether the cuda kernel of layer norm's (`centered`) or RMS norm's backward takes the
+/// weight's and bias's gradients in a second pass over grad_out and the input (one partial
+/// row a chunk of rows) rather than in the rows kernel (one partial row a block): where
+/// rows are few for their width, the blocks' partials cost more than reading the rows again.
+/// Measured on the H200 with each path forced over the grid (docs/design/honest-conds.md);
+/// float32 RMS norm's partials are one plane of four bytes a column, never worth a pass.
+constexpr bool cuda_norm_backward_columns_apart(int64_t rows, int64_t width, int64_t element_size, bool centered) {
+  const bool float32 = element_size == 4;
+  if (centered) return float32 ? width >= 2896 && rows < 724 : width >= 1254 && rows < 4096;
+  return !float32 && width >= 1254 && rows * width < 9'400'000 && (rows >= 128 || width >= 2896);
+}
+
 /// Why the cuda kernel of layer norm's (`centered`) or RMS norm's backward is slower than
 /// aten's over `rows` rows of `width` elements of `element_size` bytes; null where it is not.
-/// Few rows, each block of which writes a row of partial column sums
-/// (docs/results/h200-sm90/native_layer_norm_backward.json, _fused_rms_norm_backward.json);
-/// each bound lies at the geometric middle of the grid points on either side (rows 1, 8, 32,
-/// 64, 256, 2048, 8192; widths 768, 2048, 4096, 5120, 8192, ...), and
-/// tests/measured_conds_test.cpp replays the stored grids against it.
+/// Decode-sized calls spend more host time than aten's (the outputs' and the workspace's
+/// allocations, two or three launches: 1-7 us more), which such calls wait on; and between
+/// 128 and 723 rows of 2048-5120 elements neither way of taking the column gradients (above)
+/// gains back its partials or its second read (docs/results/h200-sm90/
+/// native_layer_norm_backward.json, _fused_rms_norm_backward.json). Each bound lies at the
+/// geometric middle of the grid points on either side (rows 1, 8, 32, 64, 256, 2048, 8192;
+/// widths 768, 2048, 4096, 5120, 8192, ...), and tests/measured_conds_test.cpp replays the
+/// stored grids against it.
 constexpr const char* cuda_norm_backward_slower_than_aten(int64_t rows, int64_t width, int64_t element_size,
                                                           bool centered) {
-  const bool wide = width >= 1254, float32 = element_size == 4;
-  if (centered) {
-    if (!float32 && wide && rows < 724) return "fewer than 724 16-bit rows of 1254 or more elements: aten is faster";
-    if (!float32 && wide && width < 4579 && rows < 4096) {
-      return "fewer than 4096 16-bit rows of 1254 to 4578 elements: aten is faster";
-    }
-    if (float32 && rows < 724 && ((rows >= 128 && wide) || (rows >= 45 && width >= 6476))) {
-      return "128 to 723 float32 rows of 1254 or more elements (from 45 rows of 6476): aten is faster";
-    }
-    return nullptr;
+  // Where aten's RMS norm backward takes longer on the GPU than this one's host time, the
+  // few rows are this kernel's.
+  const bool gpu_bound = !centered && element_size != 4 && rows < 16 && width >= 12562;
+  if (rows < 128 && !gpu_bound) return "fewer than 128 rows: a decode-sized call, whose host time exceeds aten's";
+  if (rows >= 724 || width < 1254) return nullptr;
+  if (element_size != 4 && width < 2896) return "128 to 723 16-bit rows of 1254 to 2895 elements: aten is faster";
+  if (element_size == 4 && centered && width < 6476) {
+    return "128 to 723 float32 rows of 1254 to 6475 elements: aten is faster";
   }
-  if (!float32 && wide && rows >= 128 && rows < 724) {
-    return "128 to 723 16-bit rows of 1254 or more elements: aten is faster";
-  }
-  if (!float32 && wide && width < 2896 && rows < 4096) {
-    return "fewer than 4096 16-bit rows of 1254 to 2895 elements: aten is faster";
-  }
-  if (!float32 && width >= 6476 && rows >= 45 && rows < 128) {
-    return "45 to 127 16-bit rows of 6476 or more elements: aten is as fast or faster";
-  }
-  if (float32 && !wide && rows < 3) return "one or two float32 rows under 1254 elements: aten is faster";
   return nullptr;
 }
 
