@@ -3,12 +3,14 @@
 #include <atomic>
 #include <set>
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/TensorOperators.h>
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/floor.h>
 #include <ATen/ops/mul.h>
 #include <ATen/ops/mul_ops.h>
+#include <ATen/ops/multinomial_ops.h>
 #include <ATen/ops/nan_to_num.h>
 #include <ATen/ops/native_layer_norm.h>
 #include <ATen/ops/native_layer_norm_backward_ops.h>
@@ -413,6 +415,59 @@ TEST(ConformanceCatches, WrongTopkValuesWhereOutputsAreMadeCanonical) {
   const Mismatch* m = find_mismatch(results, "values");
   ASSERT_NE(m, nullptr) << all_messages(results);
   EXPECT_NE(m->message.find("output 0"), std::string::npos) << m->message;
+}
+
+using MultinomialImpl = TypedImpl<at::_ops::multinomial>;
+
+// A random op's samples, each with its own seeded generator: routed and original calls
+// must draw alike.
+std::vector<SampleResult> sweep_multinomial(MultinomialImpl impl) {
+  testing::register_test_dsls();
+  const std::string node = register_op_override<at::_ops::multinomial>(
+      "alpha", c10::DispatchKey::CPU,
+      [](const at::Tensor& self, c10::SymInt, bool, std::optional<at::Generator>) {
+        return self.scalar_type() == at::kFloat ? Verdict(true) : decline("not float32");
+      },
+      impl);
+  return sweep(
+      "multinomial", node,
+      [node] {
+        return std::vector<Sample>{
+            {"f32[16,50], 1 sample",
+             SampleClass::typical,
+             {make({16, 50}, 21).abs_(), int64_t{1}, false, at::detail::createCPUGenerator(7)},
+             {node}},
+            {"f32[4,300], 3 samples",
+             SampleClass::typical,
+             {make({4, 300}, 22).abs_(), int64_t{3}, false, at::detail::createCPUGenerator(8)},
+             {node}},
+        };
+      },
+      {},
+      [](OpEntry& entry) {
+        entry.differentiable = false;
+        entry.upcast_reference = false;
+      });
+}
+
+at::Tensor original_multinomial(const at::Tensor& self, c10::SymInt samples, bool replacement,
+                                std::optional<at::Generator> generator) {
+  return call_original<at::_ops::multinomial>(self, std::move(samples), replacement, std::move(generator));
+}
+
+TEST(ConformanceCatches, NothingWhenARandomOpDrawsAsTheOriginalFromTheSamplesGenerator) {
+  const auto results = sweep_multinomial(&original_multinomial);
+  EXPECT_TRUE(failed_checks(results).empty()) << all_messages(results);
+  EXPECT_EQ(results.size(), 3u);  // two samples and the coverage result
+}
+
+TEST(ConformanceCatches, ARandomOpThatDrawsOtherNumbers) {
+  const auto results = sweep_multinomial(
+      [](const at::Tensor& self, c10::SymInt samples, bool replacement, std::optional<at::Generator> generator) {
+        at::empty_like(self).exponential_(1, generator);  // one draw more than the original makes
+        return original_multinomial(self, std::move(samples), replacement, std::move(generator));
+      });
+  ASSERT_NE(find_mismatch(results, "values"), nullptr) << all_messages(results);
 }
 
 }  // namespace

@@ -51,6 +51,14 @@ int64_t span_of(const at::Tensor& tensor) {
   return last + 1;
 }
 
+torch::jit::Stack GuardedArguments::stack() const {
+  torch::jit::Stack stack = arguments_;
+  for (c10::IValue& value : stack) {
+    if (value.isGenerator()) value = value.toGenerator().clone();
+  }
+  return stack;
+}
+
 GuardedArguments::GuardedArguments(const c10::FunctionSchema& schema, const torch::jit::Stack& arguments) {
   auto is_tensor = [](const c10::IValue& value) { return value.isTensor() && value.toTensor().defined(); };
   auto name_of = [&](size_t i) {

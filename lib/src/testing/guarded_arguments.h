@@ -23,8 +23,10 @@ class GuardedArguments {
   /// elements; nothing else may change at all.
   GuardedArguments(const c10::FunctionSchema& schema, const torch::jit::Stack& arguments);
 
-  /// The arguments to call with (the guarded tensors); each call gets the same tensors.
-  torch::jit::Stack stack() const { return arguments_; }
+  /// The arguments to call with (the guarded tensors); each call gets the same tensors, and
+  /// a copy of each generator in the sample's state, so that the calls of a random op draw
+  /// the same numbers.
+  torch::jit::Stack stack() const;
   /// The first element of each guarded buffer that changed where it must not, described.
   std::optional<Mismatch> stray_write() const;
   /// Whether the impl wrote before or after the spans of the arguments' storages (into
