@@ -361,7 +361,7 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
   // thread at a time where fewer rows than SMs leave memory parallelism to spare (with
   // more rows, one at a time ran faster).
   int sms = 0;
-  if (current_device_sms(&sms) != cudaSuccess) return static_cast<int>(cudaGetLastError());
+  if (const int error = current_device_sms(&sms); error != cudaSuccess) return error;
   if (rows < sms) return launch(Memory{}, RowGeometry<1024, 4>{}, rows);
   return launch(Memory{}, RowGeometry<1024, 1>{}, rows);
 }
