@@ -11,4 +11,6 @@ set(NATIVE_OPS_OPS
   argmax
   embedding_backward
   topk
-  mm)
+  mm
+  masked_fill
+  multinomial)

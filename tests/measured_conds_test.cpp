@@ -1,8 +1,7 @@
-// The speed rules of the cuda conds (kernels/<op>/cuda*_speed.h) against the H200 grids
-// they were drawn from (docs/results/h200-sm90/): every cell where the node fired and ran
-// slower than aten ("fires where slower") is declined, and few cells where it ran faster
-// are. A rule loosened, or a grid measured again that shows new slow cells, fails here on
-// any machine, GPU or not.
+// The speed rules of the cuda conds (kernels/<op>/speed.h) against the grids they were drawn
+// from (docs/results/<gpu>/: the H200's, and the H100's for ops first measured there): every cell where the node fired
+// and ran slower than aten ("fires where slower") is declined, and few cells where it ran faster are. A rule loosened,
+// or a grid measured again that shows new slow cells, fails here on any machine, GPU or not.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +11,8 @@
 
 #include "kernels/argmax/speed.h"
 #include "kernels/embedding_backward/speed.h"
+#include "kernels/masked_fill/speed.h"
+#include "kernels/multinomial/speed.h"
 #include "kernels/norm/speed.h"
 #include "kernels/topk/speed.h"
 #include "native_ops/testing/benchmark.h"
@@ -32,12 +33,12 @@ bool flagged(const BenchRow& row, const char* flag) {
   return std::find(row.flags.begin(), row.flags.end(), flag) != row.flags.end();
 }
 
-// Replays `node`'s timed cells of the stored report `file` against `rule`. Slow: the node
+// Replays `node`'s timed cells of the stored report `file` (under docs/results) against `rule`. Slow: the node
 // fired and ran slower ("fires where slower"), its decode call took more host time than
 // aten's, or it was declined and its impl, timed alone, ran slower (the upper 95% bound of
 // the speedup under 0.98, the same test). Faster: the lower bound above 1, and no flag.
 Replay replay(const std::string& file, const std::string& node, const Rule& rule) {
-  const BenchReport report = read_bench_report(std::string(NATIVE_OPS_SOURCE_DIR) + "/docs/results/h200-sm90/" + file);
+  const BenchReport report = read_bench_report(std::string(NATIVE_OPS_SOURCE_DIR) + "/docs/results/" + file);
   Replay result;
   for (const BenchRow& row : report.rows) {
     if (row.node_id != node || !row.timed || row.features.empty()) continue;
@@ -67,7 +68,7 @@ void expect_honest(const Replay& r, size_t least_slower) {
 }
 
 TEST(MeasuredConds, LayerNormBackwardDeclinesWhereTheH200GridHadAtenFaster) {
-  expect_honest(replay("native_layer_norm_backward.json", "native_layer_norm_backward_cuda_0",
+  expect_honest(replay("h200-sm90/native_layer_norm_backward.json", "native_layer_norm_backward_cuda_0",
                        [](const Features& f, int64_t bytes) {
                          return kernels::cuda_norm_backward_slower_than_aten(f.at("rows"), f.at("width"), bytes, true);
                        }),
@@ -75,7 +76,7 @@ TEST(MeasuredConds, LayerNormBackwardDeclinesWhereTheH200GridHadAtenFaster) {
 }
 
 TEST(MeasuredConds, RmsNormBackwardDeclinesWhereTheH200GridHadAtenFaster) {
-  expect_honest(replay("_fused_rms_norm_backward.json", "_fused_rms_norm_backward_cuda_0",
+  expect_honest(replay("h200-sm90/_fused_rms_norm_backward.json", "_fused_rms_norm_backward_cuda_0",
                        [](const Features& f, int64_t bytes) {
                          return kernels::cuda_norm_backward_slower_than_aten(f.at("rows"), f.at("width"), bytes, false);
                        }),
@@ -83,7 +84,7 @@ TEST(MeasuredConds, RmsNormBackwardDeclinesWhereTheH200GridHadAtenFaster) {
 }
 
 TEST(MeasuredConds, EmbeddingBackwardDeclinesWhereTheH200GridHadAtenFaster) {
-  expect_honest(replay("embedding_dense_backward.json", "embedding_dense_backward_cuda_0",
+  expect_honest(replay("h200-sm90/embedding_dense_backward.json", "embedding_dense_backward_cuda_0",
                        [](const Features& f, int64_t bytes) {
                          return kernels::cuda_embedding_backward_slower_than_aten(f.at("indices"), f.at("num_weights"),
                                                                                   f.at("width"), bytes);
@@ -92,7 +93,7 @@ TEST(MeasuredConds, EmbeddingBackwardDeclinesWhereTheH200GridHadAtenFaster) {
 }
 
 TEST(MeasuredConds, TopkDeclinesWhereTheH200GridHadAtenFaster) {
-  expect_honest(replay("topk.json", "topk_cuda_0",
+  expect_honest(replay("h200-sm90/topk.json", "topk_cuda_0",
                        [](const Features& f, int64_t bytes) {
                          return kernels::cuda_topk_slower_than_aten(f.at("rows"), f.at("width"), f.at("k"), bytes);
                        }),
@@ -100,11 +101,30 @@ TEST(MeasuredConds, TopkDeclinesWhereTheH200GridHadAtenFaster) {
 }
 
 TEST(MeasuredConds, ArgmaxDeclinesWhereTheH200GridHadAtenFaster) {
-  expect_honest(replay("argmax_grid.json", "argmax_cuda_0",
+  expect_honest(replay("h200-sm90/argmax_grid.json", "argmax_cuda_0",
                        [](const Features& f, int64_t bytes) {
                          return kernels::cuda_arg_extreme_slower_than_aten(f.at("rows"), f.at("width"), bytes);
                        }),
                 12);
+}
+
+TEST(MeasuredConds, MaskedFillDeclinesWhereTheH100GridHadAtenFaster) {
+  for (const bool in_place : {false, true}) {
+    const Replay replayed = replay(
+        in_place ? "h100-sm90/masked_fill_.json" : "h100-sm90/masked_fill.json",
+        in_place ? "masked_fill__Scalar_cuda_0" : "masked_fill_Scalar_cuda_0", [in_place](const Features& f, int64_t) {
+          return kernels::cuda_masked_fill_slower_than_aten(f.at("repeats"), f.at("mask_width"), in_place);
+        });
+    expect_honest(replayed, in_place ? 17 : 0);
+  }
+}
+
+TEST(MeasuredConds, MultinomialDeclinesWhereTheH100GridHadAtenFaster) {
+  expect_honest(replay("h100-sm90/multinomial.json", "multinomial_cuda_0",
+                       [](const Features& f, int64_t) {
+                         return kernels::cuda_multinomial_slower_than_aten(f.at("rows"), f.at("width"));
+                       }),
+                2);
 }
 
 // The bounds sit between grid points: each rule's reason names where, and a cell just
@@ -122,6 +142,16 @@ TEST(MeasuredConds, BoundsLieBetweenTheGridPoints) {
   EXPECT_EQ(kernels::cuda_topk_slower_than_aten(4096, 4096, 256, 2), nullptr);
   EXPECT_NE(kernels::cuda_topk_slower_than_aten(4096, 4096, 1024, 2), nullptr);
   EXPECT_EQ(kernels::cuda_topk_slower_than_aten(4096, 4096, 1024, 4), nullptr);
+  EXPECT_STREQ(kernels::cuda_masked_fill_slower_than_aten(1, 1024, true),
+               "in place, a mask of the input's shape: aten is as fast");
+  EXPECT_EQ(kernels::cuda_masked_fill_slower_than_aten(8, 1024, true), nullptr);
+  EXPECT_EQ(kernels::cuda_masked_fill_slower_than_aten(1, 1024, false), nullptr);
+  EXPECT_STREQ(kernels::cuda_multinomial_slower_than_aten(8, 151936),
+               "fewer than 23 rows of more than 139594 categories: aten is as fast");
+  EXPECT_EQ(kernels::cuda_multinomial_slower_than_aten(8, 128256), nullptr);
+  EXPECT_EQ(kernels::cuda_multinomial_slower_than_aten(64, 151936), nullptr);
+  EXPECT_NE(kernels::cuda_multinomial_slower_than_aten(64, 262144), nullptr);
+  EXPECT_EQ(kernels::cuda_multinomial_slower_than_aten(256, 262144), nullptr);
 }
 
 }  // namespace
