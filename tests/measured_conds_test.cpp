@@ -1,7 +1,8 @@
-// The speed rules of the cuda conds (kernels/<op>/speed.h) against the grids they were drawn
-// from (docs/results/<gpu>/: the H200's, and the H100's for ops first measured there): every cell where the node fired
-// and ran slower than aten ("fires where slower") is declined, and few cells where it ran faster are. A rule loosened,
-// or a grid measured again that shows new slow cells, fails here on any machine, GPU or not.
+// The speed rules of the cuda conds (kernels/<op>/speed.h) against the grids they were
+// drawn from (docs/results/<gpu>/: the H200's, and the H100's for ops first measured
+// there): every cell where the node fired and ran slower than aten ("fires where slower")
+// is declined, and few cells where it ran faster are. A rule loosened, or a grid measured
+// again that shows new slow cells, fails here on any machine, GPU or not.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -33,10 +34,11 @@ bool flagged(const BenchRow& row, const char* flag) {
   return std::find(row.flags.begin(), row.flags.end(), flag) != row.flags.end();
 }
 
-// Replays `node`'s timed cells of the stored report `file` (under docs/results) against `rule`. Slow: the node
-// fired and ran slower ("fires where slower"), its decode call took more host time than
-// aten's, or it was declined and its impl, timed alone, ran slower (the upper 95% bound of
-// the speedup under 0.98, the same test). Faster: the lower bound above 1, and no flag.
+// Replays `node`'s timed cells of the stored report `file` (under docs/results) against
+// `rule`. Slow: the node fired and ran slower ("fires where slower"), its decode call took
+// more host time than aten's, or it was declined and its impl, timed alone, ran slower (the
+// upper 95% bound of the speedup under 0.98, the same test). Faster: the lower bound above
+// 1, and no flag.
 Replay replay(const std::string& file, const std::string& node, const Rule& rule) {
   const BenchReport report = read_bench_report(std::string(NATIVE_OPS_SOURCE_DIR) + "/docs/results/" + file);
   Replay result;

@@ -33,7 +33,7 @@ bool converts(const c10::Scalar& value) {
   return !c10::overflows<T, int64_t>(value.toLong());
 }
 
-// Whether the kernel takes `self` under `mask`, into a new tensor or, `in_place`, into `self`.
+// Whether the kernel takes `self` under `mask`, into a new tensor or (`in_place`) self.
 Verdict kernel_applies(const at::Tensor& self, const at::Tensor& mask, const c10::Scalar& value, bool in_place) {
   const auto dtype = self.scalar_type();
   if (dtype != at::kFloat && dtype != at::kHalf && dtype != at::kBFloat16)

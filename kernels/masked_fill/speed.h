@@ -1,9 +1,10 @@
 #pragma once
 // Where the grid had aten's masked_fill at least as fast as the cuda kernel
-// (docs/results/h100-sm90/masked_fill.json and masked_fill_.json; docs/design/masked-fill.md):
-// in place with a mask of the input's own shape, aten's elementwise kernel reads and writes
-// what the cuda kernel does, and launches sooner. Out of place the kernel was faster on every
-// cell (1.2-3.4x: aten clones, then fills). tests/measured_conds_test.cpp replays the grids.
+// (docs/results/h100-sm90/masked_fill.json and masked_fill_.json;
+// docs/design/masked-fill.md): in place with a mask of the input's own shape, aten's
+// elementwise kernel reads and writes what the cuda kernel does, and launches sooner. Out
+// of place the kernel was faster on every cell (1.2-3.4x: aten clones, then fills).
+// tests/measured_conds_test.cpp replays the grids.
 #include <cstdint>
 
 namespace native_ops::kernels {
