@@ -114,17 +114,18 @@ TEST(MeasuredConds, MaskedFillDeclinesWhereTheH100GridHadAtenFaster) {
   for (const bool in_place : {false, true}) {
     const Replay replayed = replay(
         in_place ? "h100-sm90/masked_fill_.json" : "h100-sm90/masked_fill.json",
-        in_place ? "masked_fill__Scalar_cuda_0" : "masked_fill_Scalar_cuda_0", [in_place](const Features& f, int64_t) {
-          return kernels::cuda_masked_fill_slower_than_aten(f.at("repeats"), f.at("mask_width"), in_place);
+        in_place ? "masked_fill__Scalar_cuda_0" : "masked_fill_Scalar_cuda_0",
+        [in_place](const Features& f, int64_t bytes) {
+          return kernels::cuda_masked_fill_slower_than_aten({1, f.at("repeats"), f.at("mask_width")}, bytes, in_place);
         });
-    expect_honest(replayed, in_place ? 17 : 0);
+    expect_honest(replayed, in_place ? 23 : 0);
   }
 }
 
 TEST(MeasuredConds, MultinomialDeclinesWhereTheH100GridHadAtenFaster) {
   expect_honest(replay("h100-sm90/multinomial.json", "multinomial_cuda_0",
-                       [](const Features& f, int64_t) {
-                         return kernels::cuda_multinomial_slower_than_aten(f.at("rows"), f.at("width"));
+                       [](const Features& f, int64_t bytes) {
+                         return kernels::cuda_multinomial_slower_than_aten(f.at("rows"), f.at("width"), bytes);
                        }),
                 2);
 }
@@ -144,16 +145,21 @@ TEST(MeasuredConds, BoundsLieBetweenTheGridPoints) {
   EXPECT_EQ(kernels::cuda_topk_slower_than_aten(4096, 4096, 256, 2), nullptr);
   EXPECT_NE(kernels::cuda_topk_slower_than_aten(4096, 4096, 1024, 2), nullptr);
   EXPECT_EQ(kernels::cuda_topk_slower_than_aten(4096, 4096, 1024, 4), nullptr);
-  EXPECT_STREQ(kernels::cuda_masked_fill_slower_than_aten(1, 1024, true),
+  EXPECT_STREQ(kernels::cuda_masked_fill_slower_than_aten({1, 1, 1024}, 2, true),
                "in place, a mask of the input's shape: aten is as fast");
-  EXPECT_EQ(kernels::cuda_masked_fill_slower_than_aten(8, 1024, true), nullptr);
-  EXPECT_EQ(kernels::cuda_masked_fill_slower_than_aten(1, 1024, false), nullptr);
-  EXPECT_STREQ(kernels::cuda_multinomial_slower_than_aten(8, 151936),
-               "fewer than 23 rows of more than 139594 categories: aten is as fast");
-  EXPECT_EQ(kernels::cuda_multinomial_slower_than_aten(8, 128256), nullptr);
-  EXPECT_EQ(kernels::cuda_multinomial_slower_than_aten(64, 151936), nullptr);
-  EXPECT_NE(kernels::cuda_multinomial_slower_than_aten(64, 262144), nullptr);
-  EXPECT_EQ(kernels::cuda_multinomial_slower_than_aten(256, 262144), nullptr);
+  EXPECT_EQ(kernels::cuda_masked_fill_slower_than_aten({1, 8, 1024}, 2, true), nullptr);
+  EXPECT_EQ(kernels::cuda_masked_fill_slower_than_aten({1, 1, 1024}, 2, false), nullptr);
+  EXPECT_EQ(kernels::cuda_masked_fill_slower_than_aten({1, 1, 2048 * 50257}, 4, false), nullptr);
+  EXPECT_STREQ(kernels::cuda_masked_fill_slower_than_aten({1, 8, 2048 * 50257}, 2, false),
+               "inputs over 1 GiB: not measured, aten runs");
+  EXPECT_NE(kernels::cuda_masked_fill_slower_than_aten({8, 1, 2048 * 50257}, 2, false), nullptr);
+  EXPECT_NE(kernels::cuda_masked_fill_slower_than_aten({1, 1, 2048 * 50257 + 1}, 2, false), nullptr);
+  EXPECT_STREQ(kernels::cuda_multinomial_slower_than_aten(8, 262144, 4),
+               "fewer than 24 float32 rows of more than 151936 categories: aten is as fast");
+  EXPECT_EQ(kernels::cuda_multinomial_slower_than_aten(8, 262144, 2), nullptr);
+  EXPECT_EQ(kernels::cuda_multinomial_slower_than_aten(8, 151936, 4), nullptr);
+  EXPECT_EQ(kernels::cuda_multinomial_slower_than_aten(64, 262144, 4), nullptr);
+  EXPECT_NE(kernels::cuda_multinomial_slower_than_aten(1, 262145, 2), nullptr);
 }
 
 }  // namespace

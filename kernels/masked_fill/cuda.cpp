@@ -52,7 +52,7 @@ Verdict kernel_applies(const at::Tensor& self, const at::Tensor& mask, const c10
   const std::optional<MaskBroadcast> shape = mask_broadcast(self.sizes(), mask.sizes());
   if (!shape.has_value()) return decline("the mask broadcasts over other dimensions than a run of the input's");
   if (shape->outer * ((shape->width + 255) / 256) > 0x7fffffff) return decline("more mask rows than one launch covers");
-  if (const char* slower = cuda_masked_fill_slower_than_aten(shape->repeats, shape->width, in_place)) {
+  if (const char* slower = cuda_masked_fill_slower_than_aten(*shape, self.element_size(), in_place)) {
     return decline(slower);
   }
   return true;

@@ -36,7 +36,7 @@ bool cuda_handles(const at::Tensor& self, const at::Tensor& mask, bool in_place)
     return false;
   }
   const std::optional<MaskBroadcast> shape = mask_broadcast(self.sizes(), mask.sizes());
-  return shape.has_value() && cuda_masked_fill_slower_than_aten(shape->repeats, shape->width, in_place) == nullptr;
+  return shape.has_value() && cuda_masked_fill_slower_than_aten(*shape, self.element_size(), in_place) == nullptr;
 }
 
 std::vector<Sample> masked_fill_samples(c10::Device device, c10::ScalarType dtype, const Op& op) {
@@ -159,14 +159,14 @@ std::vector<BenchCase> masked_fill_bench_cases(c10::Device device) {
   return cases;
 }
 
-// Mask rows of 16 (rows of a few keys) to 4M elements (square attention windows of 64 to
-// 2048, decode rows of keys, odd and vocabulary widths), each repeated over one to 4096
-// input rows (batch and heads). 16-bit rows of 1024 and narrower take the flat path
-// (cuda_kernels.cu), float32 rows of 1024 the rows path.
+// Mask rows of 16 (rows of a few keys) to 103M elements (square attention windows of 64 to
+// 2048, decode rows of keys, odd and vocabulary widths, whole masks of logits as
+// [2048,50257]), each repeated over one to 4096 input rows (batch and heads). 16-bit rows of 1024 and narrower take the
+// flat path (cuda_kernels.cu), float32 rows of 1024 the rows path.
 ShapeGrid masked_fill_grid(c10::Device, const Op& op) {
   ShapeGrid grid;
   grid.axes = {{"repeats", {1, 8, 64, 256, 1024, 4096}},
-               {"mask_width", {16, 127, 1024, 4096, 50257, 262144, 1048576, 4194304}}};
+               {"mask_width", {16, 127, 1024, 4096, 50257, 262144, 1048576, 4194304, 16777216, 67108864, 102926336}}};
   grid.make_arguments = [](const std::vector<int64_t>& point, c10::ScalarType dtype, c10::Device device) {
     return masked_fill_arguments({point[0], point[1]}, {point[1]}, dtype, device);
   };

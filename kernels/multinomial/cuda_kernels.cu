@@ -29,6 +29,19 @@ struct RowScan {
     positive |= other.positive;
     invalid |= other.invalid;
   }
+
+  // Takes column `c` of probability `x` and draw `draw`, columns coming in increasing
+  // order: a later quotient replaces the best only when larger.
+  template <class T>
+  __device__ __forceinline__ void take(float x, float draw, int32_t c) {
+    invalid |= !(x >= 0.0f && x < INFINITY);
+    positive |= x > 0.0f;
+    const float quotient = to_float(from_float<T>(x / draw));
+    if (quotient > best || column == INT32_MAX) {
+      best = quotient;
+      column = c;
+    }
+  }
 };
 
 __device__ __forceinline__ RowScan warp_merge(RowScan s) {
@@ -51,18 +64,22 @@ __global__ void __launch_bounds__(THREADS)
   const T* p_row = p + row * categories;
   const T* q_row = q + row * categories;
   RowScan s;
-  // Columns in increasing order a thread: a later quotient replaces the best only when
-  // larger.
-  for (int32_t c = threadIdx.x; c < categories; c += THREADS) {
-    const float x = to_float(p_row[c]);
-    s.invalid |= !(x >= 0.0f && x < INFINITY);
-    s.positive |= x > 0.0f;
-    const float quotient = to_float(from_float<T>(x / to_float(q_row[c])));
-    if (quotient > s.best || s.column == INT32_MAX) {
-      s.best = quotient;
-      s.column = c;
+  // A row alone is latency-bound: each thread issues kInFlight columns' loads before it
+  // takes the first of them.
+  constexpr int kInFlight = 8;
+  const int32_t columns = static_cast<int32_t>(categories);
+  int32_t c = threadIdx.x;
+  for (; c + (kInFlight - 1) * THREADS < columns; c += kInFlight * THREADS) {
+    float x[kInFlight], draw[kInFlight];
+#pragma unroll
+    for (int k = 0; k < kInFlight; ++k) {
+      x[k] = to_float(p_row[c + k * THREADS]);
+      draw[k] = to_float(q_row[c + k * THREADS]);
     }
+#pragma unroll
+    for (int k = 0; k < kInFlight; ++k) s.take<T>(x[k], draw[k], c + k * THREADS);
   }
+  for (; c < columns; c += THREADS) s.take<T>(to_float(p_row[c]), to_float(q_row[c]), c);
   s = warp_merge(s);
   __shared__ RowScan warps[THREADS / 32];
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
