@@ -34,8 +34,7 @@ Verdict multinomial_applies(const at::Tensor& self, c10::SymInt num_samples, boo
   if (self.numel() / self.size(-1) > 0x7fffffff) return decline("more rows than one launch covers");
   if (generator.has_value() && generator->defined() && generator->device().type() != c10::DeviceType::CUDA)
     return decline("a generator of another device (aten reports the error)");
-  if (const char* slower =
-          cuda_multinomial_slower_than_aten(self.numel() / self.size(-1), self.size(-1), self.element_size())) {
+  if (const char* slower = cuda_multinomial_slower_than_aten(self.size(-1))) {
     return decline(slower);
   }
   return true;

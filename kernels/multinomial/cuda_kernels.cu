@@ -76,6 +76,10 @@ __global__ void __launch_bounds__(THREADS)
       x[k] = to_float(p_row[c + k * THREADS]);
       draw[k] = to_float(q_row[c + k * THREADS]);
     }
+    // Without it the compiler sinks each float32 load to its division, one column at a
+    // time again.
+#pragma unroll
+    for (int k = 0; k < kInFlight; ++k) asm volatile("" : "+f"(x[k]), "+f"(draw[k]));
 #pragma unroll
     for (int k = 0; k < kInFlight; ++k) s.take<T>(x[k], draw[k], c + k * THREADS);
   }

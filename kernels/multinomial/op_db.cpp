@@ -26,7 +26,7 @@ constexpr const char* kNode = "multinomial_cuda_0";
 // where aten is as fast (speed.h).
 bool cuda_handles(const at::Tensor& self, int64_t num_samples) {
   return num_samples == 1 && (self.dim() == 1 || self.dim() == 2) && self.numel() > 0 && self.is_contiguous() &&
-         cuda_multinomial_slower_than_aten(self.numel() / self.size(-1), self.size(-1), self.element_size()) == nullptr;
+         cuda_multinomial_slower_than_aten(self.size(-1)) == nullptr;
 }
 
 at::Generator seeded_generator(c10::Device device, uint64_t seed) {
