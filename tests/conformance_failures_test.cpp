@@ -15,6 +15,7 @@
 #include <ATen/ops/native_layer_norm.h>
 #include <ATen/ops/native_layer_norm_backward_ops.h>
 #include <ATen/ops/ones.h>
+#include <ATen/ops/sub_ops.h>
 #include <ATen/ops/topk_ops.h>
 #include <ATen/ops/zeros_like.h>
 #include <gtest/gtest.h>
@@ -415,6 +416,28 @@ TEST(ConformanceCatches, WrongTopkValuesWhereOutputsAreMadeCanonical) {
   const Mismatch* m = find_mismatch(results, "values");
   ASSERT_NE(m, nullptr) << all_messages(results);
   EXPECT_NE(m->message.find("output 0"), std::string::npos) << m->message;
+}
+
+// The comparisons take differences with sub: were they routed, an override of sub that
+// returns zeros would find every difference zero and pass itself.
+TEST(ConformanceCatches, WrongValuesOfAnOpTheComparisonItselfUses) {
+  testing::register_test_dsls();
+  const std::string node = register_op_override<at::_ops::sub_Tensor>(
+      "alpha", c10::DispatchKey::CPU,
+      [](const at::Tensor& a, const at::Tensor& b, const c10::Scalar&) {
+        return a.is_floating_point() && a.scalar_type() == b.scalar_type() && a.sizes() == b.sizes()
+                   ? Verdict(true)
+                   : decline("not two floating tensors of one shape");
+      },
+      [](const at::Tensor& a, const at::Tensor&, const c10::Scalar&) { return at::zeros_like(a); });
+  const auto results = sweep("sub.Tensor", node, [node] {
+    return std::vector<Sample>{
+        {"f32[8,5] - f32[8,5]", SampleClass::typical, {make({8, 5}, 31), make({8, 5}, 32), 1.0}, {node}},
+        {"f32[3,7] - f32[3,7]", SampleClass::typical, {make({3, 7}, 33), make({3, 7}, 34), 1.0}, {node}},
+    };
+  });
+  EXPECT_TRUE(failed_checks(results).count("values")) << all_messages(results);
+  EXPECT_TRUE(failed_checks(results).count("float64")) << all_messages(results);
 }
 
 using MultinomialImpl = TypedImpl<at::_ops::multinomial>;

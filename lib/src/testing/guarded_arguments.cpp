@@ -8,6 +8,8 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/zeros.h>
 
+#include "native_ops/node_access.h"
+
 namespace native_ops::detail {
 
 namespace {
@@ -16,14 +18,15 @@ namespace {
 // an overrun by a whole vector is caught too.
 constexpr int64_t kGuardElements = 64;
 
-// The storage offsets (from the view's start) of every element of a view: the elements a
-// written argument may change.
+// The storage offsets (from the view's start) of every element of a view, on its device:
+// the elements a written argument may change.
 at::Tensor element_offsets(const at::Tensor& tensor) {
-  auto offsets = at::zeros(tensor.sizes(), at::TensorOptions().dtype(at::kLong));
+  const auto options = at::TensorOptions().dtype(at::kLong).device(tensor.device());
+  auto offsets = at::zeros(tensor.sizes(), options);
   for (int64_t d = 0; d < tensor.dim(); ++d) {
     std::vector<int64_t> shape(tensor.dim(), 1);
     shape[d] = tensor.size(d);
-    offsets = offsets + at::arange(tensor.size(d), at::TensorOptions().dtype(at::kLong)).view(shape) * tensor.stride(d);
+    offsets = offsets + at::arange(tensor.size(d), options).view(shape) * tensor.stride(d);
   }
   return offsets.reshape({-1});
 }
@@ -59,7 +62,11 @@ torch::jit::Stack GuardedArguments::stack() const {
   return stack;
 }
 
+// The buffers are made and checked by aten's own kernels (routing bypassed), on their
+// device: an override never judges its own guards, and a large sample's buffers do not
+// cross to the host.
 GuardedArguments::GuardedArguments(const c10::FunctionSchema& schema, const torch::jit::Stack& arguments) {
+  const BypassRouting bypass;
   auto is_tensor = [](const c10::IValue& value) { return value.isTensor() && value.toTensor().defined(); };
   auto name_of = [&](size_t i) {
     return i < schema.arguments().size() ? schema.arguments()[i].name() : "argument " + std::to_string(i);
@@ -94,7 +101,7 @@ GuardedArguments::GuardedArguments(const c10::FunctionSchema& schema, const torc
       const at::Tensor source = at::empty({0}, g.options).set_(g.source, g.first, {span}, {1});
       g.buffer.narrow(0, kGuardElements, span).copy_(source);
     }
-    g.allowed = at::zeros({g.buffer.numel()}, at::TensorOptions().dtype(at::kBool));
+    g.allowed = at::zeros({g.buffer.numel()}, g.options.dtype(at::kBool));
   }
   // The views, and the elements written arguments may change.
   for (size_t i = 0; i < arguments.size(); ++i) {
@@ -109,12 +116,13 @@ GuardedArguments::GuardedArguments(const c10::FunctionSchema& schema, const torc
     const bool written = i < schema.arguments().size() && is_written(schema.arguments()[i]);
     if (written && tensor.numel() > 0) g.allowed.index_put_({element_offsets(tensor) + offset}, true);
   }
-  for (Guarded& g : guarded_) g.before = bits_of(g.buffer).to(at::kCPU).clone();
+  for (Guarded& g : guarded_) g.before = bits_of(g.buffer).clone();
 }
 
 std::optional<Mismatch> GuardedArguments::stray_write() const {
+  const BypassRouting bypass;
   for (const Guarded& g : guarded_) {
-    const at::Tensor changed = bits_of(g.buffer).to(at::kCPU) != g.before;
+    const at::Tensor changed = bits_of(g.buffer) != g.before;
     const at::Tensor stray = changed & g.allowed.logical_not();
     if (!stray.any().item<bool>()) continue;
     const int64_t first = stray.nonzero().select(1, 0)[0].item<int64_t>();
@@ -136,8 +144,9 @@ std::optional<Mismatch> GuardedArguments::stray_write() const {
 }
 
 bool GuardedArguments::wrote_past_spans() const {
+  const BypassRouting bypass;
   for (const Guarded& g : guarded_) {
-    const at::Tensor changed = bits_of(g.buffer).to(at::kCPU) != g.before;
+    const at::Tensor changed = bits_of(g.buffer) != g.before;
     const int64_t after = kGuardElements + (g.last - g.first);
     if (changed.slice(0, 0, kGuardElements).any().item<bool>() ||
         changed.slice(0, std::min(after, changed.size(0))).any().item<bool>()) {
