@@ -161,8 +161,9 @@ std::vector<BenchCase> masked_fill_bench_cases(c10::Device device) {
 
 // Mask rows of 16 (rows of a few keys) to 103M elements (square attention windows of 64 to
 // 2048, decode rows of keys, odd and vocabulary widths, whole masks of logits as
-// [2048,50257]), each repeated over one to 4096 input rows (batch and heads). 16-bit rows of 1024 and narrower take the
-// flat path (cuda_kernels.cu), float32 rows of 1024 the rows path.
+// [2048,50257]), each repeated over one to 4096 input rows (batch and heads). 16-bit rows
+// of 1024 and narrower take the flat path (cuda_kernels.cu), float32 rows of 1024 the rows
+// path.
 ShapeGrid masked_fill_grid(c10::Device, const Op& op) {
   ShapeGrid grid;
   grid.axes = {{"repeats", {1, 8, 64, 256, 1024, 4096}},
