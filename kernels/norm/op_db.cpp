@@ -358,9 +358,7 @@ std::vector<Sample> backward_samples(c10::Device device, c10::ScalarType dtype, 
   add(SampleClass::large, {{1024, 1024}});
   add(SampleClass::large, {{300, 8192}});   // few rows: the column gradients apart
   add(SampleClass::large, {{200, 16384}});  // the same, the widest 16-bit rows it takes
-  // Many: in the rows kernel (16-bit; float32's sums over 4099 rows differ from aten's by
-  // more than its tolerance, in either order: [1024, 5120] covers that path).
-  if (dtype != at::kFloat) add(SampleClass::large, {{4099, 2560}});
+  add(SampleClass::large, {{4099, 2560}});  // many rows: in the rows kernel
   add(SampleClass::large, {{1024, 8192}});
   add(SampleClass::large, {{768, 16384}});  // float32's go to aten
   add(SampleClass::large, {{40, 20000}});   // wider: aten's
@@ -455,9 +453,11 @@ OpEntry backward_entry(const char* op_symbol, const Norm& norm) {
   entry.differentiable = false;  // a gradient itself; its double backward is not judged
   entry.cost = backward_cost;
   // The column gradients sum every row's products: in float32, over the thousands of rows of
-  // a sample, summed in another order than aten's, the two differ by up to ~1e-5 relative
-  // (seen at [4099,24]: 4.6e-6); the float64 check still bounds them by aten's own error.
-  entry.tolerances = {{at::kFloat, {1e-5, 1e-5}}};
+  // a sample, summed in another order than aten's, the two differ by more than float32's
+  // default tolerance (seen at [4099,24]: 4.6e-6 relative; at [1024,8192] 1.3e-5 absolute on
+  // a sum of 1024 unit products, -0.0424); the float64 check still bounds them by aten's own
+  // error.
+  entry.tolerances = {{at::kFloat, {1e-5, 5e-5}}};
   entry.samples = [norm](c10::Device device, c10::ScalarType dtype) { return backward_samples(device, dtype, norm); };
   entry.error_samples = [norm](c10::Device device) { return backward_errors(device, norm); };
   entry.bench_cases = [norm](c10::Device device) { return backward_bench_cases(device, norm); };
