@@ -273,6 +273,13 @@ def distance(actual, reference):
     return (actual - reference).abs().max().item() / scale
 
 
+def rms_distance(actual, reference):
+    """||actual - reference|| / ||reference||, over all elements: the error spread over a
+    tensor, which one element's rounding moves less than the largest error."""
+    scale = reference.double().norm().item() or 1.0
+    return (actual.double() - reference.double()).norm().item() / scale
+
+
 def print_profile(profile, steps, what, top=20):
     """The ops of a training step by their time without the library, and with it."""
     ops = sorted(set(profile["aten"]) | set(profile["loaded"]),
@@ -306,10 +313,11 @@ def main(argv):
             runs[kind].append(run_worker(args, kind, f"{work}/{kind}{r}"))
     run_worker(args, "reference", f"{work}/reference")
     reference = torch.load(f"{work}/reference.pt")
-    errors = {}
+    errors, rms_errors = {}, {}
     for kind in ("aten", "loaded"):
         outputs = torch.load(f"{work}/{kind}0.pt")
         errors[kind] = {name: distance(outputs[name], reference[name]) for name in reference}
+        rms_errors[kind] = {name: rms_distance(outputs[name], reference[name]) for name in reference}
 
     times = {kind: {step: statistics.median(run["times"][step] for run in runs[kind])
                     for step in runs[kind][0]["times"]} for kind in runs}
@@ -321,9 +329,11 @@ def main(argv):
     for step in times["aten"]:
         a, l = times["aten"][step], times["loaded"][step]
         print(f"{step:<12}{a * 1e3:>10.3f}ms{l * 1e3:>10.3f}ms{a / l:>9.3f}x")
-    print(f"\ndistance from the float32 reference, max |x - ref| / max |ref| ({'aten':>8} / {'loaded':>8}):")
+    print(f"\ndistance from the float32 reference, aten / loaded: max |x - ref| / max |ref|, "
+          f"and ||x - ref|| / ||ref||")
     for name in reference:
-        print(f"  {name:<16}{errors['aten'][name]:>10.2e} / {errors['loaded'][name]:>8.2e}")
+        print(f"  {name:<16}{errors['aten'][name]:>10.2e} / {errors['loaded'][name]:>8.2e}"
+              f"{rms_errors['aten'][name]:>14.2e} / {rms_errors['loaded'][name]:>8.2e}")
     fired = runs["loaded"][0]["fired"]
     print("\noverrides that fired (hits, one loaded process): " +
           (", ".join(f"{k} {n}" for k, n in sorted(fired.items())) or "none"))
@@ -334,8 +344,8 @@ def main(argv):
         print_profile(profile, args.profile, "kernel time" if args.device == "cuda" else "CPU time")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"config": vars(args), "times": times, "errors": errors, "fired": fired, "profile": profile},
-                      f, indent=1)
+            json.dump({"config": vars(args), "times": times, "errors": errors, "rms_errors": rms_errors, "fired": fired,
+                       "profile": profile}, f, indent=1)
     if args.check:
         worse = [name for name in reference if errors["loaded"][name] > 1.5 * errors["aten"][name] + 1e-6]
         if worse:
