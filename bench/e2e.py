@@ -32,25 +32,39 @@ import time
 DTYPES = {"bf16": "bfloat16", "f16": "float16", "f32": "float32"}
 
 
+# Each model and sampling size: (its default, its --tiny default, what it counts).
+SIZES = {
+    "vocab": (50257, 1000, "tokens"),
+    "hidden": (2048, 64, "features"),
+    "layers": (4, 2, "layers"),
+    "heads": (16, 4, "heads"),
+    "seq": (1024, 32, "positions"),
+    "batch": (4, 2, "sequences"),
+    "sample_rows": (64, 4, "rows"),
+    "sample_calls": (100, 2, "calls"),
+}
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--library", required=True, help="libnative_ops_torch.so, loaded with torch.ops.load_library")
     p.add_argument("--device", default="cuda", choices=["cuda", "cpu"])
     p.add_argument("--dtype", default="bf16", choices=sorted(DTYPES))
-    p.add_argument("--vocab", type=int, default=50257)
-    p.add_argument("--hidden", type=int, default=2048)
-    p.add_argument("--layers", type=int, default=4)
-    p.add_argument("--heads", type=int, default=16)
-    p.add_argument("--seq", type=int, default=1024)
-    p.add_argument("--batch", type=int, default=4)
+    p.add_argument("--vocab", type=int)
+    p.add_argument("--hidden", type=int)
+    p.add_argument("--layers", type=int)
+    p.add_argument("--heads", type=int)
+    p.add_argument("--seq", type=int)
+    p.add_argument("--batch", type=int)
     p.add_argument("--norm", default="rms", choices=["rms", "layer"])
     p.add_argument("--top-k", type=int, default=50)
-    p.add_argument("--sample-rows", type=int, default=64, help="decode rows sampled at once")
-    p.add_argument("--sample-calls", type=int, default=100,
+    p.add_argument("--sample-rows", type=int, help="decode rows sampled at once")
+    p.add_argument("--sample-calls", type=int,
                    help="sampling steps issued back to back per timing: one alone is host-bound")
     p.add_argument("--iterations", type=int, default=10)
     p.add_argument("--rounds", type=int, default=3, help="processes of each kind, alternating")
-    p.add_argument("--tiny", action="store_true", help="a model small enough for a CPU smoke run")
+    p.add_argument("--tiny", action="store_true",
+                   help="a model small enough for a CPU smoke run (the sizes not given on the command line)")
     p.add_argument("--profile", type=int, default=0, metavar="STEPS",
                    help="also profile STEPS training steps and print the time by op (default 0: no profile)")
     p.add_argument("--json", help="also write the results to FILE")
@@ -59,22 +73,32 @@ def parse_args(argv):
     p.add_argument("--worker", choices=["loaded", "aten", "reference"], help=argparse.SUPPRESS)
     p.add_argument("--out", help=argparse.SUPPRESS)
     args = p.parse_args(argv)
-    if args.tiny:
-        args.vocab, args.hidden, args.layers, args.heads, args.seq, args.batch = 1000, 64, 2, 4, 32, 2
-        args.sample_rows = 4
-        args.sample_calls = 2
+    for name, (default, tiny, counted) in SIZES.items():
+        if getattr(args, name) is None:
+            setattr(args, name, tiny if args.tiny else default)
+        if getattr(args, name) < 1:
+            p.error(f"--{name.replace('_', '-')} {getattr(args, name)} is not a positive number of {counted}")
     if args.hidden % args.heads:
         p.error(f"--hidden {args.hidden} is not a multiple of --heads {args.heads}")
-    if args.sample_calls < 1:
-        p.error(f"--sample-calls {args.sample_calls} is not a positive number of calls")
     if not 1 <= args.top_k <= args.vocab:
         p.error(f"--top-k {args.top_k} must be between 1 and --vocab {args.vocab}")
     if args.profile < 0:
         p.error(f"--profile {args.profile}: give a number of training steps, or 0 for no profile")
     if args.rounds < 1 or args.iterations < 1:
         p.error("--rounds and --iterations must be at least 1")
-    if not args.worker and not os.path.isfile(args.library):
+    if args.worker:
+        return args
+    if not os.path.isfile(args.library):
         p.error(f"--library {args.library}: no such file (build it: bash scripts/build.sh)")
+    if args.json:
+        folder = os.path.dirname(os.path.abspath(args.json))
+        if os.path.isdir(args.json) or not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+            p.error(f"--json {args.json}: cannot write a file there (give a file in an existing, writable folder)")
+    if args.device == "cuda":
+        import torch
+        if not torch.cuda.is_available():
+            p.error("--device cuda: torch sees no CUDA device here; run on a machine with an NVIDIA GPU, "
+                    "or pass --device cpu")
     return args
 
 
