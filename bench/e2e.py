@@ -11,7 +11,7 @@ each is from it, and which overrides fired.
   python bench/e2e.py --library build/lib/libnative_ops_torch.so --device cuda --vocab 50257
   python bench/e2e.py --library build/lib/libnative_ops_torch.so --device cpu --dtype f32 --tiny
 
-Prints a table; --json FILE also writes the numbers. --profile N also profiles N training
+Prints a line as each process ends, then a table; --json FILE also writes the numbers. --profile N also profiles N training
 steps in each process (torch.profiler) and prints the step's time by aten op, without the
 library and with it: where the step's time goes, and which ops the library changes. Times are medians over --iterations
 after warm-up (CUDA events on a GPU), then the median over --rounds processes of each kind.
@@ -332,9 +332,14 @@ def main(argv):
 
     work = tempfile.mkdtemp(prefix="native-ops-e2e-")
     runs = {"loaded": [], "aten": []}
+    # A line a process as it ends: a run stopped by a time limit still shows what it measured.
     for r in range(args.rounds):
         for kind in ("aten", "loaded") if r % 2 == 0 else ("loaded", "aten"):
+            started = time.monotonic()
             runs[kind].append(run_worker(args, kind, f"{work}/{kind}{r}"))
+            print(f"e2e: {kind} process {r + 1} of {args.rounds} ({time.monotonic() - started:.0f} s): " +
+                  ", ".join(f"{step} {seconds * 1e3:.3f} ms" for step, seconds in runs[kind][-1]["times"].items()),
+                  flush=True)
     run_worker(args, "reference", f"{work}/reference")
     reference = torch.load(f"{work}/reference.pt")
     errors, rms_errors = {}, {}
