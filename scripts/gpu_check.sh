@@ -13,7 +13,7 @@ usage: scripts/gpu_check.sh --out DIR [--op OP]... [--step STEP]... [options]
   --out DIR        where the logs and reports go (created; refused if it holds anything)
   --op OP          an op symbol ("native_layer_norm_backward"); repeatable; none: every op
   --step STEP      repeatable, run in this order (default: build test bench ctest):
-                     build   scripts/setup.sh, then configure and build everything
+                     build   scripts/setup.sh (setup.log), then configure and build everything (build.log)
                      test    native-ops test --dsl cuda --device cuda [--op OP]
                      triton  native-ops test --dsl triton --device cuda [--op OP]
                      cpp     native-ops test --dsl cpp --device cuda [--op OP] (host C++ at CUDA: mm)
@@ -136,7 +136,7 @@ each_json() {
 
 for step in "${steps[@]}"; do
   case "$step" in
-    build) run build bash -c "'$root/scripts/setup.sh' && '$root/scripts/build.sh'" || break ;;
+    build) { run setup "$root/scripts/setup.sh" && run build "$root/scripts/build.sh"; } || break ;;
     test) each test "$cli" test --dsl cuda --device cuda ;;
     triton) each triton "$cli" test --dsl triton --device cuda ;;
     cpp) each cpp "$cli" test --dsl cpp --device cuda ;;

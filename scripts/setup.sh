@@ -7,7 +7,10 @@
 #        and nothing is installed;
 #      - else a project-local .venv with torch==2.11.0 from PyPI. Wheels are cached in
 #        ~/.cache/native-ops/wheels, so fresh clones on this machine download nothing.
-#   2. Installs the Debian packages the build needs when any is missing (root only).
+#   2. Installs the Debian packages the build needs when any is missing (root only); where
+#      it makes the .venv, also clang (the fuzzers) and groff-base (the man-page lint),
+#      which the tests skip without. Where torch is already there (the H200 machine,
+#      offline), nothing optional is asked for.
 #   3. Checks for Triton 3.6.0, the triton DSL's build-time compiler: in the .venv it is
 #      installed (from the same wheel cache; torch's wheel depends on it already), with
 #      numpy for Triton's interpreter (tests/triton_interpret_test.py); elsewhere it is
@@ -48,14 +51,16 @@ ensure_debian_packages() {
   has_header spdlog/spdlog.h || missing+=(libspdlog-dev)
   has_header gtest/gtest.h || missing+=(libgtest-dev)
   has_header benchmark/benchmark.h || missing+=(libbenchmark-dev)
-  if ! command -v clang++ >/dev/null && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+  local optional=false
+  [ "${1:-}" = with-venv ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ] && optional=true
+  if $optional && ! command -v clang++ >/dev/null; then
     # Optional: the fuzzers (scripts/fuzz.sh) need clang's libFuzzer; they skip without it.
     say "installing clang (for the fuzzers)"
     { apt-get install -y -qq clang >/dev/null 2>&1 ||
       { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq clang >/dev/null 2>&1; }; } ||
       say "clang could not be installed: the fuzzers will be skipped"
   fi
-  if ! command -v groff >/dev/null && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ]; then
+  if $optional && ! command -v groff >/dev/null; then
     # Optional: the man-page lint test skips without it.
     say "installing groff-base (for the man-page lint test)"
     { apt-get install -y -qq groff-base >/dev/null 2>&1 ||
