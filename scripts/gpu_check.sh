@@ -13,7 +13,8 @@ usage: scripts/gpu_check.sh --out DIR [--op OP]... [--step STEP]... [options]
   --out DIR        where the logs and reports go (created; refused if it holds anything)
   --op OP          an op symbol ("native_layer_norm_backward"); repeatable; none: every op
   --step STEP      repeatable, run in this order (default: build test bench ctest):
-                     build   scripts/setup.sh (setup.log), then configure and build everything (build.log)
+                     build   scripts/setup.sh (setup.log), then configure and build (build.log) the CLI
+                             and the torch library, or everything where ctest is among the steps
                      test    native-ops test --dsl cuda --device cuda [--op OP]
                      triton  native-ops test --dsl triton --device cuda [--op OP]
                      cpp     native-ops test --dsl cpp --device cuda [--op OP] (host C++ at CUDA: mm)
@@ -134,9 +135,13 @@ each_json() {
   fi
 }
 
+# What the steps run: the tests only for ctest (about half the compile work of a fresh build).
+build_targets=(--target native-ops --target native_ops_torch)
+for step in "${steps[@]}"; do [ "$step" != ctest ] || build_targets=(); done
+
 for step in "${steps[@]}"; do
   case "$step" in
-    build) { run setup "$root/scripts/setup.sh" && run build "$root/scripts/build.sh"; } || break ;;
+    build) { run setup "$root/scripts/setup.sh" && run build "$root/scripts/build.sh" "${build_targets[@]}"; } || break ;;
     test) each test "$cli" test --dsl cuda --device cuda ;;
     triton) each triton "$cli" test --dsl triton --device cuda ;;
     cpp) each cpp "$cli" test --dsl cpp --device cuda ;;
