@@ -13,8 +13,8 @@ usage: scripts/gpu_check.sh --out DIR [--op OP]... [--step STEP]... [options]
   --out DIR        where the logs and reports go (created; refused if it holds anything)
   --op OP          an op symbol ("native_layer_norm_backward"); repeatable; none: every op
   --step STEP      repeatable, run in this order (default: build test bench ctest):
-                     build   scripts/setup.sh (setup.log), then configure and build (build.log) the CLI
-                             and the torch library, or everything where ctest is among the steps
+                     build   scripts/setup.sh (setup.log), then configure and build the CLI and the
+                             torch library (build.log): what every step but ctest runs
                      test    native-ops test --dsl cuda --device cuda [--op OP]
                      triton  native-ops test --dsl triton --device cuda [--op OP]
                      cpp     native-ops test --dsl cpp --device cuda [--op OP] (host C++ at CUDA: mm)
@@ -24,7 +24,7 @@ usage: scripts/gpu_check.sh --out DIR [--op OP]... [--step STEP]... [options]
                      untuned the same with NATIVE_OPS_TUNED_TABLES=0: routed by the conds
                              alone, as on a GPU no shipped table fits
                      tune    native-ops tune --device cuda --op OP (needs --op)
-                     ctest   ctest -L gpu in build/
+                     ctest   the rest of the build (build_tests.log: the tests), then ctest -L gpu
                      e2e     bench/e2e.py with the library loaded and without (and a
                              profile of 3 training steps by op)
   --seconds S      time per (node, cell) of grid, routed and untuned (default 0.03)
@@ -135,13 +135,11 @@ each_json() {
   fi
 }
 
-# What the steps run: the tests only for ctest (about half the compile work of a fresh build).
-build_targets=(--target native-ops --target native_ops_torch)
-for step in "${steps[@]}"; do [ "$step" != ctest ] || build_targets=(); done
-
 for step in "${steps[@]}"; do
   case "$step" in
-    build) { run setup "$root/scripts/setup.sh" && run build "$root/scripts/build.sh" "${build_targets[@]}"; } || break ;;
+    build)
+      { run setup "$root/scripts/setup.sh" &&
+        run build "$root/scripts/build.sh" --target native-ops --target native_ops_torch; } || break ;;
     test) each test "$cli" test --dsl cuda --device cuda ;;
     triton) each triton "$cli" test --dsl triton --device cuda ;;
     cpp) each cpp "$cli" test --dsl cpp --device cuda ;;
@@ -156,7 +154,9 @@ for step in "${steps[@]}"; do
         run "tune_$op" "$cli" tune --op "$op" --device cuda --budget "$budget" -o "$out/tune_$op.json" \
           --results "$out/tune_$op.raw.json"
       done ;;
-    ctest) run ctest ctest --test-dir "$root/build" -L gpu --output-on-failure ;;
+    ctest)
+      run build_tests cmake --build "$root/build" --parallel "$(nproc)" &&
+        run ctest ctest --test-dir "$root/build" -L gpu --output-on-failure ;;
     e2e)
       for vocab in "${vocabs[@]}"; do
         run "e2e_$vocab" python3 "$root/bench/e2e.py" --library "$root/build/lib/libnative_ops_torch.so" --device cuda \
