@@ -155,7 +155,7 @@ for step in "${steps[@]}"; do
           --results "$out/tune_$op.raw.json"
       done ;;
     ctest)
-      run build_tests cmake --build "$root/build" --parallel "$(nproc)" &&
+      run build_tests "$root/scripts/build.sh" &&
         run ctest ctest --test-dir "$root/build" -L gpu --output-on-failure ;;
     e2e)
       for vocab in "${vocabs[@]}"; do
