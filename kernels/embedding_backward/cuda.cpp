@@ -1,11 +1,10 @@
 // embedding_dense_backward at CUDA for float32, float16 and bfloat16 gradients with int64 or
-// int32 indices: aten's stable sort of the indices, then one kernel that writes every weight
-// row once (kernels/embedding_backward/cuda_kernels.cu). Deterministic, as aten's is: each
-// row sums its gradients in position order.
+// int32 indices: a stable sort of the indices, then one kernel that writes every weight row
+// once (kernels/embedding_backward/cuda_kernels.cu). Deterministic, as aten's is: each row
+// sums its gradients in position order.
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/embedding_dense_backward_ops.h>
 #include <ATen/ops/empty.h>
-#include <ATen/ops/sort.h>
 #include <c10/core/DeviceGuard.h>
 
 #include "cuda_abi.h"
@@ -52,16 +51,23 @@ at::Tensor embedding_backward(const at::Tensor& grad, const at::Tensor& indices,
   const c10::DeviceGuard device(grad.device());
   const int64_t weights = num_weights.expect_int();
   const int64_t width = grad.size(-1);
-  const auto [sorted, positions] = at::sort(indices.reshape({-1}), /*stable=*/true, /*dim=*/0, /*descending=*/false);
+  const at::Tensor flat_indices = indices.reshape({-1}).contiguous();
+  const int64_t count = flat_indices.numel();
+  const int index_bytes = static_cast<int>(flat_indices.element_size());
+  static const auto workspace_bytes =
+      cuda::kernel<NativeOpsEmbeddingBackwardWorkspaceFn>(NATIVE_OPS_EMBEDDING_BACKWARD_WORKSPACE_SYMBOL);
+  int64_t bytes = 0;
+  cuda::check(workspace_bytes(index_bytes, count, weights, &bytes), "embedding_backward_workspace");
+  at::Tensor workspace;
+  if (bytes > 0) workspace = at::empty({bytes}, grad.options().dtype(at::kByte));
   at::Tensor grad_weight = at::empty({weights, width}, grad.options());
   static const auto embedding_backward_rows =
       cuda::kernel<NativeOpsEmbeddingBackwardFn>(NATIVE_OPS_EMBEDDING_BACKWARD_SYMBOL);
-  cuda::check(
-      embedding_backward_rows(cuda::dtype_code(grad), static_cast<int>(sorted.element_size()), grad.const_data_ptr(),
-                              sorted.const_data_ptr(), positions.const_data_ptr<int64_t>(), sorted.numel(), weights,
-                              width, padding_idx.expect_int(), scale_grad_by_freq ? 1 : 0,
-                              grad_weight.mutable_data_ptr(), cuda::current_stream(grad)),
-      "embedding_backward");
+  cuda::check(embedding_backward_rows(
+                  cuda::dtype_code(grad), index_bytes, grad.const_data_ptr(), flat_indices.const_data_ptr(), count,
+                  weights, width, padding_idx.expect_int(), scale_grad_by_freq ? 1 : 0, grad_weight.mutable_data_ptr(),
+                  workspace.defined() ? workspace.mutable_data_ptr() : nullptr, bytes, cuda::current_stream(grad)),
+              "embedding_backward");
   return grad_weight;
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Where the H200 grid had aten's embedding backward faster than the cuda kernel
-// (docs/results/h200-sm90/embedding_dense_backward.json): few indices (the kernel sorts
-// them, then writes every weight row), and narrow rows into large vocabularies. The cond
+// (docs/results/h200-sm90/embedding_dense_backward.json, measured when the kernel sorted
+// with at::sort): few indices (the kernel sorts them, then writes every weight row), and
+// narrow rows into large vocabularies. The cond
 // declines those shape classes, so that graphs without a selection table (other GPUs,
 // NATIVE_OPS_TUNED_TABLES=0) are never slower; each bound lies at the geometric middle of
 // the grid points on either side (indices 1, 64, 2048, 16384, 65536; weights 1000, 32000,
