@@ -2,7 +2,8 @@
 // unavailable with a reason where there is no GPU; they launch on the current stream and
 // on the tensor's device; autograd routes the norms' backwards with the forward's statistics;
 // layer norm's persistent kernel, which takes more rows than the sweep's samples have,
-// matches aten; and init() leaves CUDA alone, so a forked child can use it. The shipped
+// matches aten; embedding backward adds an index outside its table to no row and gives
+// the same bits twice; and init() leaves CUDA alone, so a forked child can use it. The shipped
 // selection tables stay out (NATIVE_OPS_TUNED_TABLES=0): they may send these shapes to
 // triton or aten, and the tests judge the cuda kernels.
 #include <sys/wait.h>
@@ -15,10 +16,14 @@
 #include <ATen/ops/allclose.h>
 #include <ATen/ops/bmm.h>
 #include <ATen/ops/cat.h>
+#include <ATen/ops/embedding_dense_backward.h>
+#include <ATen/ops/equal.h>
 #include <ATen/ops/mm.h>
 #include <ATen/ops/native_layer_norm.h>
 #include <ATen/ops/rand.h>
+#include <ATen/ops/randint.h>
 #include <ATen/ops/randn.h>
+#include <ATen/ops/zeros.h>
 #include <c10/core/StreamGuard.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/csrc/autograd/autograd.h>
@@ -98,6 +103,36 @@ TEST(CudaKernels, OuterProductsOfMoreBatchEntriesThanAGridCovers) {
   const at::Tensor product = at::bmm(a, b);
   EXPECT_EQ(testing::hits("bmm_cuda_0"), before + 1);
   EXPECT_TRUE(testing::close(product.cpu(), at::bmm(a.cpu().to(at::kFloat), b.cpu().to(at::kFloat)).to(at::kBFloat16)));
+}
+
+// Embedding backward sorts the indices in the kernels library, an index outside [0,
+// num_weights) as a key after every row's: it adds to no row (aten's CUDA kernel leaves
+// such an index undefined, so the sweep has none), and a repeat of the call, whose
+// segments are summed in position order, gives the same bits.
+TEST(CudaKernels, EmbeddingBackwardAddsIndicesOutsideTheTableToNoRow) {
+  if (!cuda_dsl_available()) GTEST_SKIP() << find_dsl("cuda")->unavailable_reason();
+  init();
+  constexpr int64_t kWeights = 50257, kWidth = 2048, kCount = 6000;
+  const auto options = at::TensorOptions().device(at::kCUDA);
+  for (const auto index_dtype : {at::kLong, at::kInt}) {
+    SCOPED_TRACE(c10::toString(index_dtype));
+    const at::Tensor indices = at::randint(kWeights, {kCount}, options.dtype(index_dtype));
+    indices.slice(0, 0, kCount, 7).fill_(kWeights + 3);
+    indices.slice(0, 3, kCount, 11).fill_(-2);
+    const at::Tensor grad = at::randn({kCount, kWidth}, options.dtype(at::kBFloat16));
+    const uint64_t before = testing::hits("embedding_dense_backward_cuda_0");
+    const at::Tensor first = at::embedding_dense_backward(grad, indices, kWeights, -1, false);
+    const at::Tensor second = at::embedding_dense_backward(grad, indices, kWeights, -1, false);
+    EXPECT_EQ(testing::hits("embedding_dense_backward_cuda_0"), before + 2);
+    EXPECT_TRUE(at::equal(first, second));
+    const at::Tensor host_indices = indices.cpu().to(at::kLong);
+    const at::Tensor kept = host_indices.ge(0).logical_and(host_indices.lt(kWeights)).nonzero().squeeze(1);
+    const at::Tensor reference =
+        at::zeros({kWeights, kWidth}, at::kDouble)
+            .index_add_(0, host_indices.index_select(0, kept), grad.cpu().to(at::kDouble).index_select(0, kept));
+    EXPECT_TRUE(at::allclose(first.cpu().to(at::kDouble), reference, 1e-2, 1e-2))
+        << (first.cpu().to(at::kDouble) - reference).abs().max().item<double>();
+  }
 }
 
 // A training step's RMS norm and layer norm: autograd calls the routed backward with the
