@@ -17,8 +17,11 @@ if(NATIVE_OPS_CUDA)
     CUDA_VISIBILITY_PRESET hidden
     CXX_VISIBILITY_PRESET hidden)
   target_compile_options(native_ops_cuda_kernels PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-O3 --expt-relaxed-constexpr>)
-  # Built with the runtime, so that the runtime is never without its kernels.
-  add_dependencies(native_ops_runtime_objects native_ops_cuda_kernels)
+  # Built with the runtime, so that the runtime is never without its kernels: a dependency of
+  # the runtime's libraries, not of their objects, whose compiles and Triton artifacts would
+  # otherwise wait for this library's link (the longest nvcc compile).
+  add_dependencies(native_ops_runtime native_ops_cuda_kernels)
+  add_dependencies(native_ops_runtime_internal native_ops_cuda_kernels)
 endif()
 
 function(native_ops_dsl_cuda_sources op)
