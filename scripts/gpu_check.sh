@@ -14,7 +14,8 @@ usage: scripts/gpu_check.sh --out DIR [--op OP]... [--step STEP]... [options]
   --op OP          an op symbol ("native_layer_norm_backward"); repeatable; none: every op
   --step STEP      repeatable, run in this order (default: build test bench ctest):
                      build   scripts/setup.sh (setup.log), then configure and build the CLI and the
-                             torch library (build.log): what every step but ctest runs
+                             torch library (build.log, ending with its slowest commands): what
+                             every step but ctest runs
                      test    native-ops test --dsl cuda --device cuda [--op OP]
                      triton  native-ops test --dsl triton --device cuda [--op OP]
                      cpp     native-ops test --dsl cpp --device cuda [--op OP] (host C++ at CUDA: mm)
@@ -135,11 +136,21 @@ each_json() {
   fi
 }
 
+# The build's longest commands (ninja's log: start and end in ms, then the output), for
+# where a device call's build time goes.
+slowest_build_commands() {
+  [ -f "$root/build/.ninja_log" ] || return 0
+  echo "slowest build commands (seconds, output):"
+  awk -F'\t' '!/^#/ { took[$4] = ($2 - $1) / 1000 } END { for (o in took) printf "%7.1f  %s\n", took[o], o }' \
+    "$root/build/.ninja_log" | sort -rn | head -8
+}
+
 for step in "${steps[@]}"; do
   case "$step" in
     build)
       { run setup "$root/scripts/setup.sh" &&
-        run build "$root/scripts/build.sh" --target native-ops --target native_ops_torch; } || break ;;
+        run build "$root/scripts/build.sh" --target native-ops --target native_ops_torch; } || break
+      slowest_build_commands >>"$out/build.log" ;;
     test) each test "$cli" test --dsl cuda --device cuda ;;
     triton) each triton "$cli" test --dsl triton --device cuda ;;
     cpp) each cpp "$cli" test --dsl cpp --device cuda ;;
