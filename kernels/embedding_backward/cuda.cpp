@@ -38,7 +38,9 @@ Verdict embedding_backward_applies(const at::Tensor& grad, const at::Tensor& ind
     return decline("rows are not a multiple of 16 bytes");
   if (reinterpret_cast<uintptr_t>(grad.const_data_ptr()) % 16 != 0)
     return decline("grad_output is not aligned to 16 bytes");
-  if ((*weights + 7) / 8 > 0x7fffffff) return decline("more weight rows than one launch covers");
+  static_assert(NATIVE_OPS_EMBEDDING_BACKWARD_MAX_ROWS == 0x7fffffff, "the reasons below name the limit");
+  if (*weights > NATIVE_OPS_EMBEDDING_BACKWARD_MAX_ROWS) return decline("more than 2^31 - 1 weight rows");
+  if (indices.numel() > NATIVE_OPS_EMBEDDING_BACKWARD_MAX_ROWS) return decline("more than 2^31 - 1 indices");
   if (const char* slower =
           cuda_embedding_backward_slower_than_aten(indices.numel(), *weights, width, grad.element_size())) {
     return decline(slower);

@@ -14,7 +14,8 @@ extern "C" {
 /// sum, in position order, of the rows of `grad` ([count, width], contiguous) at the
 /// positions whose index is w, divided by their number where `scale_by_freq` is set; zeros
 /// where no index is w or w is `padding_idx`. `indices`: count integers of `index_bytes` 4
-/// or 8; one outside [0, num_weights) adds to no row. `width` is a multiple of 16 bytes and
+/// or 8; one outside [0, num_weights) adds to no row. `count` and `num_weights` are at most
+/// NATIVE_OPS_EMBEDDING_BACKWARD_MAX_ROWS. `width` is a multiple of 16 bytes and
 /// `grad` and `grad_weight` are 16-byte aligned. `workspace`: embedding_backward_workspace
 /// (index_bytes, count, num_weights) bytes of device memory, 8-byte aligned (null where that
 /// is 0), where the indices are sorted.
@@ -28,6 +29,9 @@ typedef int (*NativeOpsEmbeddingBackwardFn)(int dtype, int index_bytes, const vo
 typedef int (*NativeOpsEmbeddingBackwardWorkspaceFn)(int index_bytes, int64_t count, int64_t num_weights,
                                                      int64_t* bytes);
 #define NATIVE_OPS_EMBEDDING_BACKWARD_WORKSPACE_SYMBOL "native_ops_cuda_embedding_backward_workspace"
+/// The most indices and weight rows embedding_backward takes (2^31 - 1): it sorts them as
+/// 32-bit keys and positions.
+#define NATIVE_OPS_EMBEDDING_BACKWARD_MAX_ROWS 0x7fffffff
 
 #ifdef __cplusplus
 }

@@ -29,8 +29,8 @@ constexpr int kUnroll = 4;
 template <class T>
 struct EmbeddingBackwardArgs {
   const T* grad;
-  const int64_t* starts;  // row w's segment of positions: [starts[w], starts[w + 1])
-  const int64_t* positions;
+  const uint32_t* starts;  // row w's segment of positions: [starts[w], starts[w + 1])
+  const uint32_t* positions;
   int64_t count;
   int64_t num_weights;
   int64_t width;
@@ -42,16 +42,17 @@ struct EmbeddingBackwardArgs {
 // The sort's input: each index as its key (num_weights where it names no row, so that it
 // sorts after every row), and its position.
 template <class Index>
-__global__ void sort_keys(const Index* indices, int64_t count, int64_t num_weights, int64_t* keys, int64_t* positions) {
+__global__ void sort_keys(const Index* indices, int64_t count, int64_t num_weights, uint32_t* keys,
+                          uint32_t* positions) {
   const int64_t i = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
   if (i >= count) return;
   const int64_t index = static_cast<int64_t>(indices[i]);
-  keys[i] = index >= 0 && index < num_weights ? index : num_weights;
-  positions[i] = i;
+  keys[i] = static_cast<uint32_t>(index >= 0 && index < num_weights ? index : num_weights);
+  positions[i] = static_cast<uint32_t>(i);
 }
 
 // starts[w] for w in [0, num_weights]: the first i with keys[i] >= w (count if none).
-__global__ void segment_starts(const int64_t* keys, int64_t count, int64_t num_weights, int64_t* starts) {
+__global__ void segment_starts(const uint32_t* keys, int64_t count, int64_t num_weights, uint32_t* starts) {
   const int64_t row = int64_t{blockIdx.x} * blockDim.x + threadIdx.x;
   if (row > num_weights) return;
   int64_t lo = 0, hi = count;
@@ -63,7 +64,7 @@ __global__ void segment_starts(const int64_t* keys, int64_t count, int64_t num_w
       hi = middle;
     }
   }
-  starts[row] = lo;
+  starts[row] = static_cast<uint32_t>(lo);
 }
 
 template <class T, int VEC>
@@ -92,7 +93,7 @@ __global__ void __launch_bounds__(32 * kWarpsPerBlock) embedding_backward_rows(E
     float sum[kUnroll][VEC] = {};
     float lost[kCompensated ? kUnroll : 1][VEC] = {};  // what each float32 sum has rounded away
     for (int64_t i = begin; i < end; ++i) {
-      const Vector* in = reinterpret_cast<const Vector*>(a.grad + a.positions[i] * a.width);
+      const Vector* in = reinterpret_cast<const Vector*>(a.grad + int64_t{a.positions[i]} * a.width);
       Vector g[kUnroll];
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {  // every load issued before the first use
@@ -132,33 +133,35 @@ constexpr int64_t aligned(int64_t bytes) { return (bytes + kAlignment - 1) / kAl
 // The bits of a key: enough for num_weights, the key of an index that names no row.
 int key_bits(int64_t num_weights) { return 64 - __builtin_clzll(static_cast<unsigned long long>(num_weights)); }
 
-// The workspace: keys and positions before and after the sort (count int64 each), the
-// segments' starts (num_weights + 1 int64), then cub's temporary storage.
+// The workspace: keys and positions before and after the sort (count each), the segments'
+// starts (num_weights + 1), all 32-bit, then cub's temporary storage. 32-bit keys and
+// positions where aten sorts int64: half the bytes a pass, and up to 4864 keys cub sorts in
+// one kernel (its single tile, 256 threads of 19 keys) where it took 2432 int64 keys.
 struct SortWorkspace {
-  int64_t* keys_in;
-  int64_t* positions_in;
-  int64_t* keys;
-  int64_t* positions;
-  int64_t* starts;
+  uint32_t* keys_in;
+  uint32_t* positions_in;
+  uint32_t* keys;
+  uint32_t* positions;
+  uint32_t* starts;
   void* cub_storage;
   size_t cub_bytes;
 };
 
 int sort_workspace(int64_t count, int64_t num_weights, char* base, SortWorkspace* layout, int64_t* bytes) {
-  const int64_t array = aligned(count * static_cast<int64_t>(sizeof(int64_t)));
+  const int64_t array = aligned(count * static_cast<int64_t>(sizeof(uint32_t)));
   size_t cub_bytes = 0;
   const cudaError_t error = cub::DeviceRadixSort::SortPairs(
-      nullptr, cub_bytes, static_cast<const int64_t*>(nullptr), static_cast<int64_t*>(nullptr),
-      static_cast<const int64_t*>(nullptr), static_cast<int64_t*>(nullptr), count, 0, key_bits(num_weights));
+      nullptr, cub_bytes, static_cast<const uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr),
+      static_cast<const uint32_t*>(nullptr), static_cast<uint32_t*>(nullptr), count, 0, key_bits(num_weights));
   if (error != cudaSuccess) return static_cast<int>(error);
-  const int64_t starts = aligned((num_weights + 1) * static_cast<int64_t>(sizeof(int64_t)));
+  const int64_t starts = aligned((num_weights + 1) * static_cast<int64_t>(sizeof(uint32_t)));
   *bytes = 4 * array + starts + static_cast<int64_t>(cub_bytes);
   if (layout != nullptr) {
-    *layout = {reinterpret_cast<int64_t*>(base),
-               reinterpret_cast<int64_t*>(base + array),
-               reinterpret_cast<int64_t*>(base + 2 * array),
-               reinterpret_cast<int64_t*>(base + 3 * array),
-               reinterpret_cast<int64_t*>(base + 4 * array),
+    *layout = {reinterpret_cast<uint32_t*>(base),
+               reinterpret_cast<uint32_t*>(base + array),
+               reinterpret_cast<uint32_t*>(base + 2 * array),
+               reinterpret_cast<uint32_t*>(base + 3 * array),
+               reinterpret_cast<uint32_t*>(base + 4 * array),
                base + 4 * array + starts,
                cub_bytes};
   }
@@ -166,8 +169,8 @@ int sort_workspace(int64_t count, int64_t num_weights, char* base, SortWorkspace
 }
 
 bool valid_sizes(int index_bytes, int64_t count, int64_t num_weights) {
-  return count >= 0 && num_weights > 0 && (index_bytes == 4 || index_bytes == 8) &&
-         (num_weights + kWarpsPerBlock - 1) / kWarpsPerBlock <= 0x7fffffff;
+  return count >= 0 && count <= NATIVE_OPS_EMBEDDING_BACKWARD_MAX_ROWS && num_weights > 0 &&
+         num_weights <= NATIVE_OPS_EMBEDDING_BACKWARD_MAX_ROWS && (index_bytes == 4 || index_bytes == 8);
 }
 
 }  // namespace
