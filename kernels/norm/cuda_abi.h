@@ -34,7 +34,7 @@ typedef int (*NativeOpsNormRowsFn)(int dtype, int centered, const void* in, cons
 /// `weight` may be null (ones); `grad_in`, `grad_weight` and `grad_bias` may each be null (not
 /// wanted; grad_bias must be null for RMS norm). Tensor pointers are 16-byte aligned. The
 /// column gradients need a float `workspace` of norm_backward_workspace(dtype, centered,
-/// rows, width) floats on the current device.
+/// rows, width) floats on the current device, 16-byte aligned too.
 typedef int (*NativeOpsNormBackwardRowsFn)(int dtype, const void* grad_out, const void* in, const float* mean,
                                            const float* rstd, const void* weight, void* grad_in, void* grad_weight,
                                            void* grad_bias, float* workspace, int64_t workspace_floats, int64_t rows,

@@ -6,13 +6,14 @@
 //   grad_w  = sum over rows of g * xhat,  grad_b = sum over rows of g  (column reductions)
 // A persistent grid of row workers (a warp or a block each) holds each row's g and x in
 // registers, so that both are read from DRAM once and grad_in is written once; each thread
-// owns the same columns in every row, so it keeps their column sums in registers across its
-// rows. The blocks then write one float partial per column each, and a second kernel sums
-// the partials of each column in a fixed order (deterministic, unlike atomics). Where rows
-// are few for their width, those partials cost more than the rows (a block a row), and the
-// column gradients are taken apart instead (column_partials, where speed.h says): the rows
-// kernel writes grad_in alone, then tiles of a chunk of rows by 32 vectors of columns read
-// grad_out and the input again, one partial row a chunk.
+// owns the same columns in every row, so it keeps their column sums across its rows
+// (16-bit rows in its own slots of shared memory, float32 in registers). The blocks then
+// write one float partial per column each, and a second kernel sums the partials of each
+// column in a fixed order (deterministic, unlike atomics). Where rows are few for their
+// width, those partials cost more than the rows (a block a row), and the column gradients
+// are taken apart instead (column_partials, where speed.h says): the rows kernel writes
+// grad_in alone, then tiles of a chunk of rows by 32 vectors of columns read grad_out and
+// the input again, one partial row a chunk.
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -24,9 +25,9 @@
 namespace native_ops::cuda {
 namespace {
 
-// g and x held as 2 vectors a thread, the column sums as 2 x VEC floats each; w is read at
-// each use (from L1: every row reads the same). Four vectors a thread, w held too, took
-// 128-144 registers, leaving an SM too few warps to keep its loads in flight.
+// g and x held as 2 vectors a thread; w is read at each use (from L1: every row reads the
+// same). Four vectors a thread, w held too, took 128-144 registers, leaving an SM too few
+// warps to keep its loads in flight.
 constexpr int kVectorsPerThread = 2;
 constexpr int kMaxThreads = 1024;
 static_assert(kMaxThreads * kVectorsPerThread == NATIVE_OPS_NORM_BACKWARD_MAX_VECTORS, "the widest plan");
@@ -49,16 +50,43 @@ __device__ __forceinline__ Vec<T, VEC> load_vector(const T* base, int64_t c) {
   return *reinterpret_cast<const Vec<T, VEC>*>(base + c);
 }
 
+// The column sums a thread keeps across its rows, kPlanes x kVectorsPerThread x VEC floats:
+// 16-bit rows keep them in shared memory, float4 slot s of thread t at [s][t] (a warp's
+// accesses free of bank conflicts). In registers they spilled where a block takes a row (512
+// threads at 64 registers: 64-72 bytes a thread), and the narrower plans' 80 registers
+// capped their blocks an SM; in shared memory 16-bit layer norm backward ran 1.1-1.4x
+// faster on the H200 at 8192-65536 rows (docs/design/backward-and-topk.md). float32 rows,
+// which never spilled, keep them in registers: 1-3.5% faster there.
+template <int VEC, int THREADS, bool CENTERED>
+struct ColumnSums {
+  static constexpr int kPlanes = CENTERED ? 2 : 1;
+  static constexpr int kSlots = kPlanes * kVectorsPerThread * VEC / 4;
+  static constexpr int kBytes = kSlots * THREADS * static_cast<int>(sizeof(float4));
+  static_assert(VEC % 4 == 0, "a vector's sums fill whole float4 slots");
+  float4* base;
+  __device__ float4& at(int plane, int i, int q) const {
+    return base[((plane * kVectorsPerThread + i) * (VEC / 4) + q) * THREADS + static_cast<int>(threadIdx.x)];
+  }
+};
+
+template <class T, bool COLUMNS>
+constexpr bool kSharedColumnSums = COLUMNS && sizeof(T) == 2;
+
+template <class T, int VEC, int THREADS, bool CENTERED, bool COLUMNS>
+constexpr int kColumnSumsBytes = kSharedColumnSums<T, COLUMNS> ? ColumnSums<VEC, THREADS, CENTERED>::kBytes : 0;
+
 // ROW_THREADS threads (a warp, or the whole block) take rows worker, worker + workers, ...
 // 512-thread blocks are held to 64 registers, two an SM (float16's took 80, one block an
 // SM). Other sizes get no minimum (0): bounded alike they spill, and even a minimum of 1
 // moves the compiler's choices (docs/design/history.md). CENTERED: layer norm (mean given,
-// grad_b summed beside grad_w); COLUMNS: the column gradients are wanted.
+// grad_b summed beside grad_w); COLUMNS: the column gradients are wanted (16-bit: in dynamic
+// shared memory, kColumnSumsBytes).
 template <class T, int VEC, int THREADS, int ROW_THREADS, bool CENTERED, bool COLUMNS>
 __global__ void __launch_bounds__(THREADS, THREADS == 512 ? 2 : 0) norm_backward_rows(BackwardArgs<T, VEC> a) {
   constexpr int kGroups = THREADS / ROW_THREADS;
   constexpr int kVecs = kVectorsPerThread;
-  constexpr int kPlanes = CENTERED ? 2 : 1;
+  using Sums = ColumnSums<VEC, THREADS, CENTERED>;
+  constexpr int kPlanes = Sums::kPlanes;
   const int group = static_cast<int>(threadIdx.x) / ROW_THREADS;
   const int t = static_cast<int>(threadIdx.x) % ROW_THREADS;
   const int64_t workers = int64_t{gridDim.x} * kGroups;
@@ -77,7 +105,14 @@ __global__ void __launch_bounds__(THREADS, THREADS == 512 ? 2 : 0) norm_backward
 #pragma unroll
     for (int k = 0; k < VEC; ++k) w[k] = to_float(v.v[k]);
   };
-  float sums[kPlanes][kVecs][VEC] = {};  // grad_w's, grad_b's
+  constexpr bool kShared = kSharedColumnSums<T, COLUMNS>;
+  extern __shared__ float4 column_sums_shared[];
+  const Sums sums{column_sums_shared};
+  float held_sums[kShared ? 1 : kPlanes][kShared ? 1 : kVecs][kShared ? 1 : VEC] = {};  // grad_w's, grad_b's
+  if constexpr (kShared) {
+#pragma unroll
+    for (int s = 0; s < Sums::kSlots; ++s) sums.base[s * THREADS + threadIdx.x] = float4{0.f, 0.f, 0.f, 0.f};
+  }
   const float inverse_width = 1.f / static_cast<float>(a.width);
   for (int64_t row = int64_t{blockIdx.x} * kGroups + group; row < a.rows; row += workers) {
     const T* g_row = a.grad_out + row * a.width;
@@ -126,11 +161,28 @@ __global__ void __launch_bounds__(THREADS, THREADS == 512 ? 2 : 0) norm_backward
         };
         store_vector(a.grad_in + row * a.width, column(i), g[i], grad_in);
       }
-      if constexpr (COLUMNS) {
+      if constexpr (COLUMNS && !kShared) {
 #pragma unroll
         for (int k = 0; k < VEC; ++k) {
-          sums[0][i][k] += to_float(g[i].v[k]) * ((to_float(x[i].v[k]) - mean) * rstd);
-          if constexpr (CENTERED) sums[kPlanes - 1][i][k] += to_float(g[i].v[k]);
+          held_sums[0][i][k] += to_float(g[i].v[k]) * ((to_float(x[i].v[k]) - mean) * rstd);
+          if constexpr (CENTERED) held_sums[kPlanes - 1][i][k] += to_float(g[i].v[k]);
+        }
+      }
+      if constexpr (kShared) {
+#pragma unroll
+        for (int q = 0; q < VEC / 4; ++q) {
+          float gk[4], gx[4];
+#pragma unroll
+          for (int k = 0; k < 4; ++k) {
+            gk[k] = to_float(g[i].v[4 * q + k]);
+            gx[k] = gk[k] * ((to_float(x[i].v[4 * q + k]) - mean) * rstd);
+          }
+          float4& w_sum = sums.at(0, i, q);
+          w_sum = float4{w_sum.x + gx[0], w_sum.y + gx[1], w_sum.z + gx[2], w_sum.w + gx[3]};
+          if constexpr (CENTERED) {
+            float4& b_sum = sums.at(1, i, q);
+            b_sum = float4{b_sum.x + gk[0], b_sum.y + gk[1], b_sum.z + gk[2], b_sum.w + gk[3]};
+          }
         }
       }
     }
@@ -141,14 +193,26 @@ __global__ void __launch_bounds__(THREADS, THREADS == 512 ? 2 : 0) norm_backward
       if (group == turn) {
 #pragma unroll
         for (int plane = 0; plane < kPlanes; ++plane) {
-          float* partial = a.partials + (int64_t{plane} * gridDim.x + blockIdx.x) * a.width;
+          auto* partial = reinterpret_cast<float4*>(a.partials + (int64_t{plane} * gridDim.x + blockIdx.x) * a.width);
 #pragma unroll
           for (int i = 0; i < kVecs; ++i) {
             if (!held(i)) continue;
 #pragma unroll
-            for (int k = 0; k < VEC; ++k) {
-              const int64_t c = column(i) + k;
-              partial[c] = turn == 0 ? sums[plane][i][k] : partial[c] + sums[plane][i][k];
+            for (int q = 0; q < VEC / 4; ++q) {
+              const int64_t c4 = column(i) / 4 + q;
+              float4 sum;
+              if constexpr (kShared) {
+                sum = sums.at(plane, i, q);
+              } else {
+                sum = float4{held_sums[plane][i][4 * q], held_sums[plane][i][4 * q + 1], held_sums[plane][i][4 * q + 2],
+                             held_sums[plane][i][4 * q + 3]};
+              }
+              if (turn == 0) {
+                partial[c4] = sum;
+              } else {
+                const float4 before = partial[c4];
+                partial[c4] = float4{before.x + sum.x, before.y + sum.y, before.z + sum.z, before.w + sum.w};
+              }
             }
           }
         }
@@ -273,10 +337,11 @@ int plan_columns(int64_t rows, int64_t width, int element_bytes, bool centered, 
   return cudaSuccess;
 }
 
+// The rows kernel of a plan, its shared memory allowed (once a device: the attribute is the
+// context's), and the count of its blocks that fit on the device at once, asked of the
+// runtime once a device (asked on every call, the launch-bound shapes lost microseconds to it).
 template <class T, int VEC, int THREADS, int ROW_THREADS, bool CENTERED, bool COLUMNS>
 int blocks_for(int64_t rows, int* blocks) {
-  // Resident blocks on the device, asked of the runtime once a device (asked on every call,
-  // the launch-bound shapes lost microseconds to it).
   constexpr int kDevices = 64;
   static std::atomic<int> known[kDevices] = {};
   int device = 0;
@@ -284,11 +349,13 @@ int blocks_for(int64_t rows, int* blocks) {
   if (error != cudaSuccess) return static_cast<int>(error);
   int resident = device < kDevices ? known[device].load(std::memory_order_relaxed) : 0;
   if (resident == 0) {
+    constexpr int kSharedBytes = kColumnSumsBytes<T, VEC, THREADS, CENTERED, COLUMNS>;
+    auto* kernel = &norm_backward_rows<T, VEC, THREADS, ROW_THREADS, CENTERED, COLUMNS>;
     int sms = 0, per_sm = 0;
-    error = static_cast<cudaError_t>(current_device_sms(&sms));
+    error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes);
+    if (error == cudaSuccess) error = static_cast<cudaError_t>(current_device_sms(&sms));
     if (error == cudaSuccess) {
-      error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-          &per_sm, &norm_backward_rows<T, VEC, THREADS, ROW_THREADS, CENTERED, COLUMNS>, THREADS, 0);
+      error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, kSharedBytes);
     }
     if (error != cudaSuccess) return static_cast<int>(error);
     resident = per_sm * sms;
@@ -374,6 +441,7 @@ NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_norm_backward_rows(int dtype, const vo
       return 0;
     }
     const bool columns = grad_weight != nullptr || grad_bias != nullptr;
+    if (columns && reinterpret_cast<uintptr_t>(workspace) % 16 != 0) return static_cast<int>(cudaErrorInvalidValue);
     ColumnPlan plan;
     if (columns) {
       if (const int error = plan_columns(rows, width, sizeof(T), centered, &plan); error != cudaSuccess) return error;
@@ -399,7 +467,7 @@ NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_norm_backward_rows(int dtype, const vo
               return static_cast<int>(cudaErrorInvalidValue);
             }
             norm_backward_rows<T, kVec, kThreads, kRowThreads, kCentered, kColumns>
-                <<<blocks, kThreads, 0, cuda_stream>>>(args);
+                <<<blocks, kThreads, kColumnSumsBytes<T, kVec, kThreads, kCentered, kColumns>, cuda_stream>>>(args);
             if (kColumns) partial_rows = blocks;
             return static_cast<int>(cudaGetLastError());
           });

@@ -24,12 +24,14 @@ constexpr const char* cuda_rms_norm_slower_than_aten(int64_t rows, int64_t width
 /// weight's and bias's gradients in a second pass over grad_out and the input (one partial
 /// row a chunk of rows) rather than in the rows kernel (one partial row a block): where
 /// rows are few for their width, the blocks' partials cost more than reading the rows again.
-/// Measured on the H200 with each path forced over the grid (docs/design/honest-conds.md);
+/// Measured on the H200 with each path forced over the grid: float32 with the column sums
+/// in registers (docs/design/honest-conds.md), 16-bit with them in shared memory
+/// (docs/design/backward-and-topk.md, docs/design/data/norm-backward-shared-sums-h200.json).
 /// float32 RMS norm's partials are one plane of four bytes a column, never worth a pass.
 constexpr bool cuda_norm_backward_columns_apart(int64_t rows, int64_t width, int64_t element_size, bool centered) {
-  const bool float32 = element_size == 4;
-  if (centered) return float32 ? width >= 2896 && rows < 724 : width >= 1254 && rows < 4096;
-  return !float32 && width >= 1254 && rows * width < 9'400'000 && (rows >= 128 || width >= 2896);
+  if (element_size == 4) return centered && width >= 2896 && rows < 724;
+  if (centered) return rows < 724 ? width >= 2896 : rows < 4096 && width < 2896;
+  return rows >= 128 && rows < 724 && width >= 6476;
 }
 
 /// Why the cuda kernel of layer norm's (`centered`) or RMS norm's backward is slower than

@@ -1,6 +1,6 @@
 """How many more candidates topk's threshold lets through when it is selected among each
-thread's two largest sample keys instead of the whole sample (docs/design/backward-and-topk.md,
-docs/design/patches/topk-top-two-threshold.patch): the kernel's sample layout (128 chunks of
+thread's two largest sample keys instead of the whole sample (docs/design/backward-and-topk.md:
+measured, not taken): the kernel's sample layout (128 chunks of
 32 columns spread over the row; thread t holds sample[t::256]) and rank rule, over rows
 rounded to bfloat16. Run: .venv/bin/python docs/design/data/topk-top-two-model.py"""
 import math
