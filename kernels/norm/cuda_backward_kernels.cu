@@ -54,9 +54,9 @@ __device__ __forceinline__ Vec<T, VEC> load_vector(const T* base, int64_t c) {
 // 16-bit rows keep them in shared memory, float4 slot s of thread t at [s][t] (a warp's
 // accesses free of bank conflicts). In registers they spilled where a block takes a row (512
 // threads at 64 registers: 64-72 bytes a thread), and the narrower plans' 80 registers
-// capped their blocks an SM; in shared memory 16-bit layer norm backward ran 1.1-1.4x
-// faster on the H200 at 8192-65536 rows (docs/design/backward-and-topk.md). float32 rows,
-// which never spilled, keep them in registers: 1-3.5% faster there.
+// capped their blocks an SM; in shared memory 16-bit layer norm backward ran 1.09-1.39x
+// faster on the H200 at 4096-65536 rows (docs/design/backward-and-topk.md). float32 rows,
+// which never spilled, keep them in registers: 0-3.5% faster there.
 template <int VEC, int THREADS, bool CENTERED>
 struct ColumnSums {
   static constexpr int kPlanes = CENTERED ? 2 : 1;
