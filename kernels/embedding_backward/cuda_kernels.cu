@@ -136,7 +136,7 @@ int key_bits(int64_t num_weights) { return 64 - __builtin_clzll(static_cast<unsi
 // The workspace: keys and positions before and after the sort (count each), the segments'
 // starts (num_weights + 1), all 32-bit, then cub's temporary storage. 32-bit keys and
 // positions where aten sorts int64: half the bytes a pass, and up to 4864 keys cub sorts in
-// one kernel (its single tile, 256 threads of 19 keys) where it took 2432 int64 keys.
+// one kernel (its single tile, 256 threads of 19 keys) where it took 2304 int64 keys.
 struct SortWorkspace {
   uint32_t* keys_in;
   uint32_t* positions_in;
