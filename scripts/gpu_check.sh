@@ -25,12 +25,15 @@ usage: scripts/gpu_check.sh --out DIR [--op OP]... [--step STEP]... [options]
                      untuned the same with NATIVE_OPS_TUNED_TABLES=0: routed by the conds
                              alone, as on a GPU no shipped table fits
                      tune    native-ops tune --device cuda --op OP (needs --op)
+                     retuned routed as above by the table tune wrote in this run (DIR/tune_OP.json,
+                             through NATIVE_OPS_ORDER_POLICY): a new table checked before it is
+                             compiled in (needs --op, and --step tune before it)
                      ctest   the rest of the build (build_tests.log: the tests), then ctest -L gpu
                      e2e     bench/e2e.py with the library loaded and without (and a
                              profile of 3 training steps by op)
-  --seconds S      time per (node, cell) of grid, routed and untuned (default 0.03)
-  --dtype D        grid, routed and untuned: only cells of this dtype (repeatable: bf16, f16, f32)
-  --cells A=N,...  grid, routed and untuned: only the cells whose feature A is one of these values
+  --seconds S      time per (node, cell) of grid, routed, untuned and retuned (default 0.03)
+  --dtype D        grid, routed, untuned and retuned: only cells of this dtype (repeatable: bf16, f16, f32)
+  --cells A=N,...  grid, routed, untuned and retuned: only the cells whose feature A is one of these values
                    (repeatable, an axis each: --cells width=151936,256000 --cells rows=256)
   --budget S       tune's time budget per op (default 60)
   --vocab N        e2e's vocabulary; repeatable, a run each (default 50257)
@@ -75,11 +78,14 @@ done
 [ -n "$out" ] || fail_usage "--out DIR is required: the directory the logs go to"
 [ ${#steps[@]} -gt 0 ] || steps=(build test bench ctest)
 [ ${#vocabs[@]} -gt 0 ] || vocabs=(50257)
+tuned=""
 for step in "${steps[@]}"; do
   case "$step" in
     build | test | triton | cpp | bench | grid | routed | untuned | ctest | e2e) ;;
-    tune) [ ${#ops[@]} -gt 0 ] || fail_usage "--step tune needs --op: tune one op at a time" ;;
-    *) fail_usage "unknown step '$step': one of build test triton cpp bench grid routed untuned tune ctest e2e" ;;
+    tune) [ ${#ops[@]} -gt 0 ] || fail_usage "--step tune needs --op: tune one op at a time"
+      tuned=1 ;;
+    retuned) [ -n "$tuned" ] || fail_usage "--step retuned needs --step tune before it: it routes by the table tune writes" ;;
+    *) fail_usage "unknown step '$step': one of build test triton cpp bench grid routed untuned tune retuned ctest e2e" ;;
   esac
 done
 if [ -e "$out" ] && { [ ! -d "$out" ] || [ -n "$(ls -A "$out")" ]; }; then
@@ -164,6 +170,16 @@ for step in "${steps[@]}"; do
       for op in "${ops[@]}"; do
         run "tune_$op" "$cli" tune --op "$op" --device cuda --budget "$budget" -o "$out/tune_$op.json" \
           --results "$out/tune_$op.raw.json"
+      done ;;
+    retuned)
+      for op in "${ops[@]}"; do
+        if [ ! -f "$out/tune_$op.json" ]; then
+          echo "retuned_$op: tune wrote no $out/tune_$op.json (see tune_$op.log)" | tee -a "$out/summary.log"
+          failed=1
+          continue
+        fi
+        run "retuned_$op" env NATIVE_OPS_ORDER_POLICY="$out/tune_$op.json" "$cli" bench --grid --as-routed --device cuda \
+          --op "$op" --seconds "$seconds" "${grid_filters[@]}" --json-file "$out/retuned_$op.json"
       done ;;
     ctest)
       run build_tests "$root/scripts/build.sh" &&
