@@ -126,6 +126,9 @@ __global__ void __launch_bounds__(THREADS, THREADS == 512 ? 2 : 0) norm_backward
     }
     const float mean = CENTERED ? a.mean[row] : 0.f;
     const float rstd = a.rstd[row];
+    // The row's sums and the column sums in one pass over the held elements, each
+    // converted once: in a pass of their own after the reduction they took 7 of the 33
+    // instructions an element of 16-bit layer norm (SASS, sm_90).
     float2 dots{0.f, 0.f};  // sum(g * w), sum(g * w * xhat)
 #pragma unroll
     for (int i = 0; i < kVecs; ++i) {
@@ -133,10 +136,32 @@ __global__ void __launch_bounds__(THREADS, THREADS == 512 ? 2 : 0) norm_backward
       float w[VEC];
       weight(i, w);
 #pragma unroll
-      for (int k = 0; k < VEC; ++k) {
-        const float gw = to_float(g[i].v[k]) * w[k];
-        dots.x += gw;
-        dots.y += gw * ((to_float(x[i].v[k]) - mean) * rstd);
+      for (int q = 0; q < VEC / 4; ++q) {
+        float gk[4], gx[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+          gk[j] = to_float(g[i].v[4 * q + j]);
+          const float xhat = (to_float(x[i].v[4 * q + j]) - mean) * rstd;
+          const float gw = gk[j] * w[4 * q + j];
+          gx[j] = gk[j] * xhat;
+          dots.x += gw;
+          dots.y += gw * xhat;
+        }
+        if constexpr (COLUMNS && !kShared) {
+#pragma unroll
+          for (int j = 0; j < 4; ++j) {
+            held_sums[0][i][4 * q + j] += gx[j];
+            if constexpr (CENTERED) held_sums[kPlanes - 1][i][4 * q + j] += gk[j];
+          }
+        }
+        if constexpr (kShared) {
+          float4& w_sum = sums.at(0, i, q);
+          w_sum = float4{w_sum.x + gx[0], w_sum.y + gx[1], w_sum.z + gx[2], w_sum.w + gx[3]};
+          if constexpr (CENTERED) {
+            float4& b_sum = sums.at(1, i, q);
+            b_sum = float4{b_sum.x + gk[0], b_sum.y + gk[1], b_sum.z + gk[2], b_sum.w + gk[3]};
+          }
+        }
       }
     }
     if constexpr (CENTERED) {
@@ -146,45 +171,20 @@ __global__ void __launch_bounds__(THREADS, THREADS == 512 ? 2 : 0) norm_backward
     }
     const float mean_gw = CENTERED ? dots.x * inverse_width : 0.f;
     const float mean_gw_xhat = dots.y * inverse_width;
+    if (a.grad_in == nullptr) continue;
 #pragma unroll
     for (int i = 0; i < kVecs; ++i) {
       if (!held(i)) continue;
-      if (a.grad_in != nullptr) {
-        auto grad_in = [&](int64_t, float(&vals)[VEC]) {  // vals: g
-          float w[VEC];
-          weight(i, w);
-#pragma unroll
-          for (int k = 0; k < VEC; ++k) {
-            const float xhat = (to_float(x[i].v[k]) - mean) * rstd;
-            vals[k] = rstd * (vals[k] * w[k] - mean_gw - xhat * mean_gw_xhat);
-          }
-        };
-        store_vector(a.grad_in + row * a.width, column(i), g[i], grad_in);
-      }
-      if constexpr (COLUMNS && !kShared) {
+      auto grad_in = [&](int64_t, float(&vals)[VEC]) {  // vals: g
+        float w[VEC];
+        weight(i, w);
 #pragma unroll
         for (int k = 0; k < VEC; ++k) {
-          held_sums[0][i][k] += to_float(g[i].v[k]) * ((to_float(x[i].v[k]) - mean) * rstd);
-          if constexpr (CENTERED) held_sums[kPlanes - 1][i][k] += to_float(g[i].v[k]);
+          const float xhat = (to_float(x[i].v[k]) - mean) * rstd;
+          vals[k] = rstd * (vals[k] * w[k] - mean_gw - xhat * mean_gw_xhat);
         }
-      }
-      if constexpr (kShared) {
-#pragma unroll
-        for (int q = 0; q < VEC / 4; ++q) {
-          float gk[4], gx[4];
-#pragma unroll
-          for (int k = 0; k < 4; ++k) {
-            gk[k] = to_float(g[i].v[4 * q + k]);
-            gx[k] = gk[k] * ((to_float(x[i].v[4 * q + k]) - mean) * rstd);
-          }
-          float4& w_sum = sums.at(0, i, q);
-          w_sum = float4{w_sum.x + gx[0], w_sum.y + gx[1], w_sum.z + gx[2], w_sum.w + gx[3]};
-          if constexpr (CENTERED) {
-            float4& b_sum = sums.at(1, i, q);
-            b_sum = float4{b_sum.x + gk[0], b_sum.y + gk[1], b_sum.z + gk[2], b_sum.w + gk[3]};
-          }
-        }
-      }
+      };
+      store_vector(a.grad_in + row * a.width, column(i), g[i], grad_in);
     }
   }
   if constexpr (COLUMNS) {
