@@ -1,6 +1,7 @@
 // topk at CUDA over the last dimension of contiguous float32, float16 and bfloat16 tensors,
-// k up to NATIVE_OPS_TOPK_MAX_K: a block a row (or a slice of one, where rows are few)
-// selects from a sample's threshold, sorted whether asked or not (kernels/topk/cuda_kernels.cu).
+// k up to NATIVE_OPS_TOPK_MAX_K: a block a row (a slice of one, or a cluster of blocks, where
+// rows are few) selects from a sample's threshold, sorted whether asked or not
+// (kernels/topk/cuda_kernels.cu).
 #include <ATen/core/Tensor.h>
 #include <ATen/ops/empty.h>
 #include <ATen/ops/topk_ops.h>

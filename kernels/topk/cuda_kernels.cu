@@ -16,8 +16,12 @@
 // the row (fewer than k reach the threshold, or more than shared memory holds) an exact
 // radix select over the row finds the k-th key digit by digit (a histogram a digit), and a
 // last pass collects the keys above it and the first columns equal to it. Rows too few to
-// fill the GPU are split over several blocks, and a second launch merges their selections.
+// fill the GPU are split over several blocks, and a second launch merges their selections;
+// or, for k of 113 to 256 where the rows fit, a cluster of blocks takes each row in one
+// launch (topk_cluster_rows).
+#include <cooperative_groups.h>
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <type_traits>
 
@@ -241,7 +245,7 @@ __device__ __forceinline__ int sort_rounds(int count) {
 }
 
 // Writes the candidates items[0, count) of rank below `limit` (0: the largest) to
-// out[rank], out not items; count <= kThreads. Each thread counts the candidates above its
+// out[rank], out not items; count <= the block's threads. Each thread counts the candidates above its
 // own (no two are equal: their columns differ): no barrier, where the bitonic sort takes
 // one a round.
 __device__ void rank_sort(const uint64_t* items, int count, uint64_t* out, int limit) {
@@ -554,6 +558,308 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) topk_rows(TopkArgs<T> 
   }
 }
 
+// Decode rows (a few rows of a vocabulary): one launch, a cluster of blocks a row, the row
+// held in their registers. Every block draws the same sample of the row and finds its
+// threshold; each appends its elements that reach it to the first block's shared memory (the
+// pool), which selects the k among them and sorts them. Where the sample misjudged the row
+// (fewer than k reach the threshold, or more than the pool holds) the cluster finds the k-th
+// element by halving over its key's and column's bits, each step a count across the cluster.
+constexpr int kClusterThreads = 1024;
+constexpr int kClusterMaxBlocks = 8;   // the portable cluster size
+constexpr int kClusterMaxVectors = 4;  // 16-byte vectors a thread holds
+constexpr int kPerThread = 2;          // sample keys and pool candidates a thread
+constexpr int kClusterSample = kClusterThreads * kPerThread;
+constexpr int kPool = kClusterThreads * kPerThread;
+constexpr int kClusterMaxK = 256;  // rank_sort places up to a block's threads; more cost it its lead
+// Below it the two-launch path is mostly the faster (H100, CUDA graphs, the cluster's time
+// over its: k 1 and 50 of rows 32000-151936 wide 0.81-1.69, k 256 0.64-0.86); the geometric
+// middle of 50 and 256 (docs/design/data/topk-cluster-rows-h100.json).
+constexpr int64_t kClusterMinK = 113;
+// Narrower rows are sampled too densely for the sample's threshold to cut much.
+constexpr int64_t kClusterMinWidth = 8 * kClusterSample;
+
+template <class T>
+struct ClusterTopkArgs {
+  const T* in;
+  T* values;
+  int64_t* indices;
+  int64_t width;
+  int k;
+  int sample_rank;  // the sample key of this rank (1: the largest) is the threshold
+  bool largest;
+};
+
+// The largest key with bits below `low_bit` clear reached by at least `rank` keys:
+// reaching(key) is how many of the block's keys are at or above it, the same in every thread.
+template <class Reaching>
+__device__ uint32_t kth_largest_key(int key_bits, int low_bit, uint32_t rank, Reaching&& reaching) {
+  uint32_t prefix = 0;
+#pragma unroll 1
+  for (int bit = key_bits - 1; bit >= low_bit; --bit) {
+    const uint32_t trial = prefix | (1u << bit);
+    if (reaching(trial) >= rank) prefix = trial;
+  }
+  return prefix;
+}
+
+// The k-th largest of distinct candidates (key and column, candidate()), or a value that
+// exactly k candidates reach: reaching(c) is how many are at or above c, the same in every
+// thread. The columns' bits are halved only where the k-th key ties.
+template <class Reaching>
+__device__ uint64_t kth_largest_candidate(int key_bits, int column_bits, uint32_t k, Reaching&& reaching) {
+  uint64_t prefix = 0;
+#pragma unroll 1
+  for (int bit = key_bits - 1; bit >= 0; --bit) {
+    const uint64_t trial = prefix | (uint64_t{1} << (32 + bit));
+    const uint32_t reached = reaching(trial);
+    if (reached < k) continue;
+    prefix = trial;
+    if (reached == k) return prefix;
+  }
+  // ~column has every bit from column_bits up set (columns are below 2^column_bits).
+  prefix |= ~((uint64_t{1} << column_bits) - 1) & 0xffffffffull;
+#pragma unroll 1
+  for (int bit = column_bits - 1; bit >= 0; --bit) {
+    const uint64_t trial = prefix | (uint64_t{1} << bit);
+    const uint32_t reached = reaching(trial);
+    if (reached < k) continue;
+    prefix = trial;
+    if (reached == k) return prefix;
+  }
+  return prefix;
+}
+
+// Row blockIdx.x / (cluster size) of a.in, the cluster's block r holding its 16-byte vectors
+// (j * blocks + r) * kClusterThreads + thread, j < VECTORS; block 0 also the unaligned head
+// and tail elements.
+template <class T, int VECTORS>
+__global__ void __launch_bounds__(kClusterThreads, 1) topk_cluster_rows(ClusterTopkArgs<T> a) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  constexpr int kKeyBits = sizeof(T) * 8;
+  constexpr int kVec = 16 / sizeof(T);
+  using Vector = Vec<T, kVec>;
+  __shared__ uint64_t pool[kPool];
+  __shared__ uint64_t chosen[kClusterMaxK];
+  __shared__ uint64_t ranked[kClusterMaxK];
+  __shared__ uint32_t pool_count, chosen_count;
+  __shared__ uint32_t warp_counts[kClusterThreads / 32];
+  __shared__ uint32_t block_counts[2][kClusterMaxBlocks];  // by step parity: a block may run one step ahead
+  const cg::cluster_group cluster = cg::this_cluster();
+  const uint32_t rank = cluster.block_rank();
+  const uint32_t blocks = cluster.num_blocks();
+  const int t = static_cast<int>(threadIdx.x);
+  const int lane = t % 32, warp = t / 32;
+  if (t == 0) {
+    pool_count = 0;
+    chosen_count = 0;
+  }
+  cluster.barrier_arrive();  // waited for before any block touches another's shared memory
+
+  const int64_t row_index = blockIdx.x / blocks;
+  const int width = static_cast<int>(a.width);
+  const T* row = a.in + row_index * a.width;
+  const int misaligned = static_cast<int>(reinterpret_cast<uintptr_t>(row) % 16 / sizeof(T));
+  const int head = misaligned == 0 ? 0 : kVec - misaligned;
+  const int vectors = (width - head) / kVec;
+  const int tail = head + vectors * kVec;
+  const Vector* body = reinterpret_cast<const Vector*>(row + head);
+  Vector x[VECTORS];
+#pragma unroll
+  for (int j = 0; j < VECTORS; ++j) {
+    const int v = (j * static_cast<int>(blocks) + static_cast<int>(rank)) * kClusterThreads + t;
+    if (v < vectors) x[j] = body[v];
+  }
+  int scalar_column = -1;
+  if (rank == 0 && t < head) scalar_column = t;
+  if (rank == 0 && t >= 32 && t - 32 < width - tail) scalar_column = tail + t - 32;
+  const T scalar = scalar_column >= 0 ? row[scalar_column] : T{};
+  uint32_t sample[kPerThread];
+#pragma unroll
+  for (int i = 0; i < kPerThread; ++i) {
+    sample[i] = ordered_key(row[int64_t{t + i * kClusterThreads} * width / kClusterSample], a.largest);
+  }
+  // Calls f(x, column) for each element the thread holds, read again from memory: the
+  // halving's steps would otherwise keep every element's key live across them, and spill.
+  auto for_each_element = [&](auto&& f) {
+#pragma unroll 1
+    for (int j = 0; j < VECTORS; ++j) {
+      const int v = (j * static_cast<int>(blocks) + static_cast<int>(rank)) * kClusterThreads + t;
+      if (v >= vectors) continue;
+      const Vector y = body[v];
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) f(y.v[e], head + v * kVec + e);
+    }
+    if (scalar_column >= 0) f(scalar, scalar_column);
+  };
+
+  // A float32 threshold to 16 bits (a bfloat16's): half the steps, a few more candidates.
+  const uint32_t threshold =
+      kth_largest_key(kKeyBits, kKeyBits - 16, static_cast<uint32_t>(a.sample_rank), [&](uint32_t key) {
+        uint32_t reached = 0;
+#pragma unroll
+        for (int i = 0; i < kPerThread; ++i) reached += static_cast<uint32_t>(__syncthreads_count(sample[i] >= key));
+        return reached;
+      });
+  // Calls f(candidate) for each element the thread holds that reaches the threshold: a whole
+  // vector first tested by float compares, which pass a superset (NaN, -0 with +0).
+  const float limit = threshold_value<T>(threshold, a.largest);
+  auto for_each_candidate = [&](auto&& f) {
+#pragma unroll
+    for (int j = 0; j < VECTORS; ++j) {
+      const int v = (j * static_cast<int>(blocks) + static_cast<int>(rank)) * kClusterThreads + t;
+      if (v >= vectors || !may_reach(x[j].v, kVec, limit, a.largest)) continue;
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) {
+        const uint32_t key = ordered_key(x[j].v[e], a.largest);
+        if (key >= threshold) f(candidate(key, head + v * kVec + e));
+      }
+    }
+    if (scalar_column >= 0) {
+      const uint32_t key = ordered_key(scalar, a.largest);
+      if (key >= threshold) f(candidate(key, scalar_column));
+    }
+  };
+  uint32_t mine = 0;
+  for_each_candidate([&](uint64_t) { ++mine; });
+  uint32_t* const first_pool_count = cluster.map_shared_rank(&pool_count, 0);
+  uint64_t* const first_pool = cluster.map_shared_rank(pool, 0);
+  cluster.barrier_wait();
+  const uint32_t inclusive = warp_inclusive_sum(mine);
+  const uint32_t warp_total = __shfl_sync(0xffffffffu, inclusive, 31);
+  if (warp_total > 0) {
+    uint32_t base = 0;
+    if (lane == 31) base = atomicAdd(first_pool_count, warp_total);
+    uint32_t place = __shfl_sync(0xffffffffu, base, 31) + inclusive - mine;
+    for_each_candidate([&](uint64_t c) {
+      if (place < kPool) first_pool[place] = c;
+      ++place;
+    });
+  }
+  cluster.sync();  // the pool is complete
+
+  const uint32_t k = static_cast<uint32_t>(a.k);
+  const uint32_t pooled = *first_pool_count;
+  const int column_bits = width > 1 ? 32 - __clz(width - 1) : 0;
+  if (pooled >= k && pooled <= kPool) {
+    cluster.barrier_arrive();  // no block reads another's shared memory after this
+    if (rank == 0) {
+      uint64_t items[kPerThread];
+#pragma unroll
+      for (int i = 0; i < kPerThread; ++i) {
+        const uint32_t slot = static_cast<uint32_t>(t + i * kClusterThreads);
+        items[i] = slot < pooled ? pool[slot] : 0;  // 0: below every candidate
+      }
+      const uint64_t kth = kth_largest_candidate(kKeyBits, column_bits, k, [&](uint64_t c) {
+        uint32_t reached = 0;
+#pragma unroll
+        for (int i = 0; i < kPerThread; ++i) reached += static_cast<uint32_t>(__syncthreads_count(items[i] >= c));
+        return reached;
+      });
+#pragma unroll
+      for (int i = 0; i < kPerThread; ++i) {
+        if (items[i] >= kth) chosen[atomicAdd(&chosen_count, 1u)] = items[i];
+      }
+    }
+    cluster.barrier_wait();
+  } else {
+    // Each step a count across the cluster: a warp's sum, the block's, then every block's
+    // written into each block's slot of this step's parity.
+    int parity = 0;
+    const uint64_t kth = kth_largest_candidate(kKeyBits, column_bits, k, [&](uint64_t c) {
+      uint32_t reached = 0;
+      for_each_element(
+          [&](T value, int column) { reached += candidate(ordered_key(value, a.largest), column) >= c ? 1 : 0; });
+      reached = __reduce_add_sync(0xffffffffu, reached);
+      if (lane == 0) warp_counts[warp] = reached;
+      __syncthreads();
+      if (warp == 0) {
+        const uint32_t block_total = __reduce_add_sync(0xffffffffu, warp_counts[lane]);
+        if (lane < static_cast<int>(blocks)) *cluster.map_shared_rank(&block_counts[parity][rank], lane) = block_total;
+      }
+      cluster.sync();
+      uint32_t total = 0;
+      for (uint32_t r = 0; r < blocks; ++r) total += block_counts[parity][r];
+      parity ^= 1;
+      return total;
+    });
+    uint32_t* const first_chosen_count = cluster.map_shared_rank(&chosen_count, 0);
+    uint64_t* const first_chosen = cluster.map_shared_rank(chosen, 0);
+    for_each_element([&](T value, int column) {
+      const uint64_t c = candidate(ordered_key(value, a.largest), column);
+      if (c >= kth) first_chosen[atomicAdd(first_chosen_count, 1u)] = c;
+    });
+    cluster.sync();  // the k are in the first block
+  }
+  if (rank != 0) return;
+  __syncthreads();
+  rank_sort(chosen, a.k, ranked, a.k);
+  __syncthreads();
+  T* values = a.values + row_index * a.k;
+  int64_t* indices = a.indices + row_index * a.k;
+  for (int i = t; i < a.k; i += kClusterThreads) {
+    const int32_t column = candidate_column(ranked[i]);
+    values[i] = row[column];
+    indices[i] = column;
+  }
+#else
+  __trap();
+#endif
+}
+
+// Rows taken a cluster a row: `blocks` a cluster (0: not taken so), each thread holding
+// `vectors` 16-byte vectors.
+struct ClusterPlan {
+  int blocks = 0;
+  int vectors = 0;
+  int sample_rank = 0;
+};
+int plan_cluster(int64_t rows, int64_t width, int64_t k, int64_t element_size, ClusterPlan* plan) {
+  *plan = ClusterPlan{};
+  if (k < kClusterMinK || k > kClusterMaxK || width < kClusterMinWidth) return cudaSuccess;
+  int device = 0, clusters = 0, sms = 0;
+  if (const cudaError_t error = cudaGetDevice(&device); error != cudaSuccess) return error;
+  if (const cudaError_t error = cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device);
+      error != cudaSuccess) {
+    return error;
+  }
+  if (const int error = current_device_sms(&sms); error != cudaSuccess) return error;
+  const int64_t per_block = kClusterThreads * (16 / element_size);
+  const int64_t blocks = std::min<int64_t>(kClusterMaxBlocks, (width + per_block - 1) / per_block);
+  const int64_t vectors = (width + blocks * per_block - 1) / (blocks * per_block);
+  // One block an SM (a block's 1024 threads take more than half its registers): rows
+  // beyond one wave run faster a block a row.
+  if (clusters == 0 || vectors > kClusterMaxVectors || rows * blocks > sms) return cudaSuccess;
+  // The sample holds about `expected` of the row's k largest (Poisson): a rank 3 standard
+  // deviations and 5 above it leaves fewer than k reaching the threshold in about one row in
+  // 10^5 or fewer; the elements reaching it, rank / sample of the row (a Beta), are to fit the
+  // pool 4 standard deviations out with a quarter of it left for the threshold's ties.
+  const double expected = static_cast<double>(k) * kClusterSample / static_cast<double>(width);
+  const double rank = std::min<double>(std::ceil(expected + 3 * std::sqrt(expected)) + 5, kClusterSample);
+  const double reaching = rank / (kClusterSample + 1) * static_cast<double>(width);
+  if (reaching * (1 + 4 / std::sqrt(rank)) > 0.75 * kPool) return cudaSuccess;
+  plan->blocks = static_cast<int>(blocks);
+  plan->vectors = static_cast<int>(vectors);
+  plan->sample_rank = static_cast<int>(rank);
+  return cudaSuccess;
+}
+
+template <class T, int VECTORS>
+int launch_cluster_rows(const ClusterTopkArgs<T>& args, int64_t rows, int blocks, cudaStream_t stream) {
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(rows * blocks));
+  config.blockDim = dim3(kClusterThreads);
+  config.stream = stream;
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = static_cast<unsigned>(blocks);
+  attribute.val.clusterDim.y = 1;
+  attribute.val.clusterDim.z = 1;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  return static_cast<int>(cudaLaunchKernelEx(&config, topk_cluster_rows<T, VECTORS>, args));
+}
+
 // Rows too few to fill the GPU a block a row are split into slices of a block each (at
 // least kSample columns), and a second launch selects each row's k from its slices' (at
 // most kSample of them: the whole-row path).
@@ -597,9 +903,13 @@ NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_topk_workspace(int dtype, int64_t rows
   *bytes = 0;
   if (const int error = check_arguments(rows, width, k); error != cudaSuccess || rows == 0) return error;
   return dispatch_dtype(dtype, [&](auto element) {
+    using T = decltype(element);
+    ClusterPlan cluster;
+    if (const int error = plan_cluster(rows, width, k, sizeof(T), &cluster); error != cudaSuccess) return error;
+    if (cluster.blocks > 0) return static_cast<int>(cudaSuccess);
     Split split;
     const int error = plan_split(rows, width, k, &split);
-    *bytes = split_bytes<decltype(element)>(rows, k, split);
+    *bytes = split_bytes<T>(rows, k, split);
     return error;
   });
 }
@@ -612,9 +922,25 @@ NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_topk_rows(int dtype, int largest, cons
   auto* cuda_stream = static_cast<cudaStream_t>(stream);
   return dispatch_dtype(dtype, [&](auto element) {
     using T = decltype(element);
+    const int selected = static_cast<int>(k);
+    ClusterPlan cluster;
+    if (const int error = plan_cluster(rows, width, k, sizeof(T), &cluster); error != cudaSuccess) return error;
+    if (cluster.blocks > 0) {
+      const ClusterTopkArgs<T> args{static_cast<const T*>(in),
+                                    static_cast<T*>(values),
+                                    indices,
+                                    width,
+                                    selected,
+                                    cluster.sample_rank,
+                                    largest != 0};
+      switch (cluster.vectors) {
+        case 1: return launch_cluster_rows<T, 1>(args, rows, cluster.blocks, cuda_stream);
+        case 2: return launch_cluster_rows<T, 2>(args, rows, cluster.blocks, cuda_stream);
+        default: return launch_cluster_rows<T, kClusterMaxVectors>(args, rows, cluster.blocks, cuda_stream);
+      }
+    }
     Split split;
     if (const int error = plan_split(rows, width, k, &split); error != cudaSuccess) return error;
-    const int selected = static_cast<int>(k);
     if (split.slices == 1) {
       const TopkArgs<T> args{static_cast<const T*>(in),
                              static_cast<T*>(values),

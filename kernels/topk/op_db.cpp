@@ -5,8 +5,11 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/floor.h>
 #include <ATen/ops/isnan.h>
+#include <ATen/ops/masked_fill.h>
 #include <ATen/ops/ones.h>
 #include <ATen/ops/sort.h>
+
+#include <limits>
 
 #include "cuda_abi.h"
 #include "native_ops/testing/op_db.h"
@@ -78,6 +81,21 @@ at::Tensor raise_unsampled_columns(const at::Tensor& self) {
   return self + (unsampled & (column.remainder(8) == 0)).to(self.scalar_type()) * 64;
 }
 
+// Decode rows (few and wide) are taken a cluster a row, whose sample is the columns
+// i * width / 2048: raised by 64, they hold the largest 2048 of a row 20 x 2048 wide, and the
+// threshold they give is reached by fewer than k, which sends the row to the exact path.
+at::Tensor raise_cluster_sampled_columns(const at::Tensor& self) {
+  const at::Tensor column = at::arange(self.size(-1), self.options().dtype(at::kLong));
+  return self + (column.remainder(self.size(-1) / 2048) == 0).to(self.scalar_type()) * 64;
+}
+
+// A masked row: all but every 1600th element -inf (20 finite of 32000): the k-th ties with
+// most of the row.
+at::Tensor mask_all_but_few(const at::Tensor& self) {
+  const at::Tensor column = at::arange(self.size(-1), self.options().dtype(at::kLong));
+  return self.masked_fill(column.remainder(1600) != 0, -std::numeric_limits<double>::infinity());
+}
+
 std::vector<Sample> topk_samples(c10::Device device, c10::ScalarType dtype) {
   std::vector<Sample> all;
   uint64_t seed = 1100;
@@ -104,7 +122,11 @@ std::vector<Sample> topk_samples(c10::Device device, c10::ScalarType dtype) {
   add(SampleClass::typical, {{8, 4096}, 1, -1, true, true, logits});
   add(SampleClass::typical, {{4, 4096}, 1024, -1, true, true, logits});  // the largest k, sorted in shared memory
   add(SampleClass::typical, {{2, 3, 500}, 20, 2, true, true, logits});
-  add(SampleClass::typical, {{1, 128256}, 50, -1, true, true, logits});     // a decode step's vocabulary
+  add(SampleClass::typical, {{1, 128256}, 50, -1, true, true, logits});       // a decode step's vocabulary
+  add(SampleClass::typical, {{4, 32000}, 128, -1, false, true, logits});      // decode rows: a cluster a row
+  add(SampleClass::typical, {{2, 50257}, 200, -1, false, false, Fill{}, 4});  // ties past the cluster's pool
+  add(SampleClass::typical, {{2, 40960}, 200, -1, true, true, logits, 0, raise_cluster_sampled_columns});
+  add(SampleClass::typical, {{2, 32000}, 150, -1, true, true, logits, 0, mask_all_but_few});
   add(SampleClass::typical, {{64, 1000}, 50, 0, true, true, logits});       // not the last dimension: aten
   add(SampleClass::typical, {{16, 2000}, 300, -1, true, true, Fill{}, 4});  // few values: ties at the k-th
   add(SampleClass::typical, {{16, 2000}, 300, -1, false, false, Fill{}, 4});
@@ -129,6 +151,7 @@ std::vector<Sample> topk_samples(c10::Device device, c10::ScalarType dtype) {
   add(SampleClass::expanded, {{64, 512}, 10, -1, true, true, laid_out(Layout::expanded)});
   add(SampleClass::extreme_values, {{64, 1031}, 40, -1, true, true, samples::with_extremes(dtype)});
   add(SampleClass::extreme_values, {{64, 1031}, 40, -1, false, true, samples::with_extremes(dtype)});
+  add(SampleClass::extreme_values, {{1, 65536}, 128, -1, true, true, samples::with_extremes(dtype)});
   return all;
 }
 

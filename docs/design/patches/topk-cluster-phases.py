@@ -1,0 +1,61 @@
+"""The cluster topk kernel's time by phase, not yet run on a GPU.
+
+  python3 topk-cluster-phases.py instrument TREE   # edits TREE/kernels/topk/cuda_kernels.cu
+  (build TREE: bash TREE/scripts/gpu_check.sh --out DIR --op topk --step build)
+  python3 topk-cluster-phases.py run TREE/build/lib/libnative_ops_torch.so
+
+`instrument` makes a copy of the tree read clock64() at the end of each phase of
+topk_cluster_rows (loads, threshold, pool, select, sort and write) and print them for the
+first block of the first row, with the cluster taking every k (kClusterMinK 1); `run` calls
+topk once a shape, after warm-up, so that each prints one line. Never on main: printf in a
+kernel. docs/design/backward-and-topk.md (topk, item 9) says what it is for.
+"""
+import sys
+
+
+def instrument(tree):
+    path = tree + "/kernels/topk/cuda_kernels.cu"
+    s = open(path).read()
+
+    def insert(anchor, text, after=True):
+        nonlocal s
+        assert anchor in s, anchor
+        s = s.replace(anchor, anchor + text if after else text + anchor, 1)
+
+    s = s.replace("constexpr int64_t kClusterMinK = 113;", "constexpr int64_t kClusterMinK = 1;")
+    s = s.replace("#include <cmath>\n", "#include <cmath>\n#include <cstdio>\n", 1)
+    insert("  cluster.barrier_arrive();  // waited for before any block touches another's shared memory\n",
+           "  const long long clock_start = clock64();\n")
+    insert("  // Calls f(x, column) for each element the thread holds, read again",
+           "  __syncthreads();\n  const long long clock_loaded = clock64();\n", after=False)
+    insert("  // Calls f(candidate) for each element the thread holds that reaches",
+           "  const long long clock_threshold = clock64();\n", after=False)
+    insert("  cluster.sync();  // the pool is complete\n", "  const long long clock_pool = clock64();\n")
+    insert("  if (rank != 0) return;\n  __syncthreads();\n  rank_sort",
+           "  const long long clock_selected = clock64();\n", after=False)
+    insert("#else\n  __trap();\n#endif\n}\n\n// Rows taken a cluster a row",
+           '  if (t == 0 && blockIdx.x == 0) printf("phases k=%d width=%d blocks=%u pooled=%u: loads %lld '
+           'threshold %lld pool %lld select %lld sort+write %lld\\n", a.k, width, blocks, pooled, '
+           "clock_loaded - clock_start, clock_threshold - clock_loaded, clock_pool - clock_threshold, "
+           "clock_selected - clock_pool, clock64() - clock_selected);\n", after=False)
+    open(path, "w").write(s)
+
+
+def run(library):
+    import torch
+    torch.ops.load_library(library)
+    for dtype in (torch.bfloat16, torch.float32):
+        for width, k in ((32000, 1), (32000, 50), (32000, 256), (50257, 256), (128256, 50), (65536, 128)):
+            x = torch.empty(1, width, device="cuda", dtype=dtype).uniform_(-8, 8)
+            for _ in range(3):
+                torch.topk(x, k)
+                torch.cuda.synchronize()
+            print(dtype, width, k, flush=True)
+            torch.topk(x, k)
+            torch.cuda.synchronize()
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3 or sys.argv[1] not in ("instrument", "run"):
+        sys.exit(__doc__)
+    instrument(sys.argv[2]) if sys.argv[1] == "instrument" else run(sys.argv[2])
