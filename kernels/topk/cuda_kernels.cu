@@ -21,6 +21,7 @@
 // launch (topk_cluster_rows).
 #include <cooperative_groups.h>
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -814,22 +815,49 @@ struct ClusterPlan {
   int vectors = 0;
   int sample_rank = 0;
 };
+// Whether a cluster of `blocks` blocks of topk_cluster_rows runs on the current device
+// (none before sm_90; a GPU partition may hold too few SMs a GPC), asked once a device and size.
+bool cluster_fits(int blocks) {
+  constexpr int kDevices = 64;
+  static std::atomic<int> known[kDevices][kClusterMaxBlocks + 1] = {};  // 0: not asked, 1: no, 2: yes
+  int device = 0;
+  if (cudaGetDevice(&device) != cudaSuccess || device >= kDevices) {
+    cudaGetLastError();
+    return false;
+  }
+  std::atomic<int>& fits = known[device][blocks];
+  if (const int answer = fits.load(std::memory_order_relaxed); answer != 0) return answer == 2;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(static_cast<unsigned>(blocks));
+  config.blockDim = dim3(kClusterThreads);
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim = {static_cast<unsigned>(blocks), 1, 1};
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  int clusters = 0;
+  // Every instantiation takes 1024 threads, at most 64 registers and the same shared memory.
+  if (cudaOccupancyMaxActiveClusters(&clusters, topk_cluster_rows<float, 1>, &config) != cudaSuccess) {
+    cudaGetLastError();  // not sticky: the two-launch path runs instead
+    clusters = 0;
+  }
+  fits.store(clusters > 0 ? 2 : 1, std::memory_order_relaxed);
+  return clusters > 0;
+}
+
 int plan_cluster(int64_t rows, int64_t width, int64_t k, int64_t element_size, ClusterPlan* plan) {
   *plan = ClusterPlan{};
   if (k < kClusterMinK || k > kClusterMaxK || width < kClusterMinWidth) return cudaSuccess;
-  int device = 0, clusters = 0, sms = 0;
-  if (const cudaError_t error = cudaGetDevice(&device); error != cudaSuccess) return error;
-  if (const cudaError_t error = cudaDeviceGetAttribute(&clusters, cudaDevAttrClusterLaunch, device);
-      error != cudaSuccess) {
-    return error;
-  }
+  int sms = 0;
   if (const int error = current_device_sms(&sms); error != cudaSuccess) return error;
   const int64_t per_block = kClusterThreads * (16 / element_size);
   const int64_t blocks = std::min<int64_t>(kClusterMaxBlocks, (width + per_block - 1) / per_block);
   const int64_t vectors = (width + blocks * per_block - 1) / (blocks * per_block);
   // One block an SM (a block's 1024 threads take more than half its registers): rows
   // beyond one wave run faster a block a row.
-  if (clusters == 0 || vectors > kClusterMaxVectors || rows * blocks > sms) return cudaSuccess;
+  if (vectors > kClusterMaxVectors || rows * blocks > sms || !cluster_fits(static_cast<int>(blocks))) {
+    return cudaSuccess;
+  }
   // The sample holds about `expected` of the row's k largest (Poisson): a rank 3 standard
   // deviations and 5 above it leaves fewer than k reaching the threshold in about one row in
   // 10^5 or fewer; the elements reaching it, rank / sample of the row (a Beta), are to fit the
