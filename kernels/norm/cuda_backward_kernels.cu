@@ -127,8 +127,9 @@ __global__ void __launch_bounds__(THREADS, THREADS == 512 ? 2 : 0) norm_backward
     const float mean = CENTERED ? a.mean[row] : 0.f;
     const float rstd = a.rstd[row];
     // The row's sums and the column sums in one pass over the held elements, each
-    // converted once: in a pass of their own after the reduction they took 7 of the 33
-    // instructions an element of 16-bit layer norm (SASS, sm_90).
+    // converted once: with the column sums in a pass of their own after the reduction, the
+    // 16-bit layer norm loop ran 547 instructions a row a thread where it runs 480 (SASS,
+    // sm_90, 1024 threads).
     float2 dots{0.f, 0.f};  // sum(g * w), sum(g * w * xhat)
 #pragma unroll
     for (int i = 0; i < kVecs; ++i) {

@@ -609,23 +609,21 @@ __device__ uint32_t kth_largest_key(int key_bits, int low_bit, uint32_t rank, Re
 template <class Reaching>
 __device__ uint64_t kth_largest_candidate(int key_bits, int column_bits, uint32_t k, Reaching&& reaching) {
   uint64_t prefix = 0;
+  // Keeps `trial` where at least k reach it; true once exactly k do.
+  auto halve = [&](uint64_t trial) {
+    const uint32_t reached = reaching(trial);
+    if (reached >= k) prefix = trial;
+    return reached == k;
+  };
 #pragma unroll 1
   for (int bit = key_bits - 1; bit >= 0; --bit) {
-    const uint64_t trial = prefix | (uint64_t{1} << (32 + bit));
-    const uint32_t reached = reaching(trial);
-    if (reached < k) continue;
-    prefix = trial;
-    if (reached == k) return prefix;
+    if (halve(prefix | (uint64_t{1} << (32 + bit)))) return prefix;
   }
   // ~column has every bit from column_bits up set (columns are below 2^column_bits).
   prefix |= ~((uint64_t{1} << column_bits) - 1) & 0xffffffffull;
 #pragma unroll 1
   for (int bit = column_bits - 1; bit >= 0; --bit) {
-    const uint64_t trial = prefix | (uint64_t{1} << bit);
-    const uint32_t reached = reaching(trial);
-    if (reached < k) continue;
-    prefix = trial;
-    if (reached == k) return prefix;
+    if (halve(prefix | (uint64_t{1} << bit))) return prefix;
   }
   return prefix;
 }
@@ -665,10 +663,14 @@ __global__ void __launch_bounds__(kClusterThreads, 1) topk_cluster_rows(ClusterT
   const int vectors = (width - head) / kVec;
   const int tail = head + vectors * kVec;
   const Vector* body = reinterpret_cast<const Vector*>(row + head);
+  // The thread's j-th vector of the row.
+  auto vector_index = [&](int j) {
+    return (j * static_cast<int>(blocks) + static_cast<int>(rank)) * kClusterThreads + t;
+  };
   Vector x[VECTORS];
 #pragma unroll
   for (int j = 0; j < VECTORS; ++j) {
-    const int v = (j * static_cast<int>(blocks) + static_cast<int>(rank)) * kClusterThreads + t;
+    const int v = vector_index(j);
     if (v < vectors) x[j] = body[v];
   }
   int scalar_column = -1;
@@ -685,7 +687,7 @@ __global__ void __launch_bounds__(kClusterThreads, 1) topk_cluster_rows(ClusterT
   auto for_each_element = [&](auto&& f) {
 #pragma unroll 1
     for (int j = 0; j < VECTORS; ++j) {
-      const int v = (j * static_cast<int>(blocks) + static_cast<int>(rank)) * kClusterThreads + t;
+      const int v = vector_index(j);
       if (v >= vectors) continue;
       const Vector y = body[v];
 #pragma unroll
@@ -708,7 +710,7 @@ __global__ void __launch_bounds__(kClusterThreads, 1) topk_cluster_rows(ClusterT
   auto for_each_candidate = [&](auto&& f) {
 #pragma unroll
     for (int j = 0; j < VECTORS; ++j) {
-      const int v = (j * static_cast<int>(blocks) + static_cast<int>(rank)) * kClusterThreads + t;
+      const int v = vector_index(j);
       if (v >= vectors || !may_reach(x[j].v, kVec, limit, a.largest)) continue;
 #pragma unroll
       for (int e = 0; e < kVec; ++e) {
