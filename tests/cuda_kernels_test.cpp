@@ -6,6 +6,7 @@
 // the same bits twice; and init() leaves CUDA alone, so a forked child can use it. The shipped
 // selection tables stay out (NATIVE_OPS_TUNED_TABLES=0): they may send these shapes to
 // triton or aten, and the tests judge the cuda kernels.
+#include <dlfcn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -28,7 +29,9 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/csrc/autograd/autograd.h>
 
+#include "native_ops/selection.h"
 #include "support.h"
+#include "topk/cuda_abi.h"
 
 namespace native_ops {
 namespace {
@@ -132,6 +135,36 @@ TEST(CudaKernels, EmbeddingBackwardAddsIndicesOutsideTheTableToNoRow) {
             .index_add_(0, host_indices.index_select(0, kept), grad.cpu().to(at::kDouble).index_select(0, kept));
     EXPECT_TRUE(at::allclose(first.cpu().to(at::kDouble), reference, 1e-2, 1e-2))
         << (first.cpu().to(at::kDouble) - reference).abs().max().item<double>();
+  }
+}
+
+// topk's plan for decode rows, read through the kernels library's entry point: a vocabulary
+// row with k of 113-256 runs a cluster a row, which keeps nothing in global memory, where
+// the device runs clusters (sm_90 on); k 50 splits the row over blocks whose selections
+// the workspace holds; rows that fill the device take a block each and no workspace.
+TEST(CudaKernels, TopkDecodeRowsTakeAClusterWithoutWorkspace) {
+  if (!cuda_dsl_available()) GTEST_SKIP() << find_dsl("cuda")->unavailable_reason();
+  init();
+  at::randn({1}, at::kCUDA);  // the driver loaded, for loaded_cuda_device
+  const std::optional<TunedDevice> device = loaded_cuda_device(0);
+  ASSERT_TRUE(device.has_value());
+  void* kernels = dlopen(NATIVE_OPS_CUDA_KERNELS_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(kernels, nullptr) << dlerror();
+  const auto workspace = reinterpret_cast<NativeOpsTopkWorkspaceFn>(dlsym(kernels, NATIVE_OPS_TOPK_WORKSPACE_SYMBOL));
+  ASSERT_NE(workspace, nullptr);
+  const auto bytes = [&](int dtype, int64_t rows, int64_t width, int64_t k) {
+    int64_t result = -1;
+    EXPECT_EQ(workspace(dtype, rows, width, k, &result), 0) << rows << "x" << width << " k " << k;
+    return result;
+  };
+  const bool clusters = std::stoi(device->capability) >= 9;
+  for (const int dtype : {kNativeOpsBFloat16, kNativeOpsFloat32}) {
+    SCOPED_TRACE(dtype);
+    EXPECT_EQ(bytes(dtype, 1, 50257, 256) == 0, clusters) << device->name << " " << device->capability;
+    EXPECT_EQ(bytes(dtype, 8, 128256, 113) == 0, clusters);
+    EXPECT_GT(bytes(dtype, 1, 50257, 112), 0);
+    EXPECT_GT(bytes(dtype, 1, 50257, 50), 0);
+    EXPECT_EQ(bytes(dtype, 4096, 50257, 256), 0);
   }
 }
 
