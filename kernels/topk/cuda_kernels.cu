@@ -571,6 +571,13 @@ constexpr int kClusterMaxVectors = 4;  // 16-byte vectors a thread holds
 constexpr int kPerThread = 2;          // sample keys and pool candidates a thread
 constexpr int kClusterSample = kClusterThreads * kPerThread;
 constexpr int kPool = kClusterThreads * kPerThread;
+// The pool's selection is a search whose every step is a count: taken by 8 warps under their
+// own barrier, each thread counting 8 candidates, instead of two counts of the whole block a
+// step (H100: the rows the cluster takes in 0.86-1.01 of the time, median 0.92-0.94;
+// docs/design/data/topk-cluster-select-h100.json).
+constexpr int kSelectWarps = 8;
+constexpr int kSelectThreads = kSelectWarps * 32;
+constexpr int kPerSelector = kPool / kSelectThreads;
 constexpr int kClusterMaxK = 256;  // rank_sort places up to a block's threads; more cost it its lead
 // Below it the two-launch path is mostly the faster (H100, CUDA graphs, the cluster's time
 // over its: k 1 and 50 of rows 32000-151936 wide 0.81-1.69, k 256 0.64-0.86); the geometric
@@ -589,6 +596,20 @@ struct ClusterTopkArgs {
   int sample_rank;  // the sample key of this rank (1: the largest) is the threshold
   bool largest;
 };
+
+// The sum of `value` over the block's first kSelectWarps warps, in each of their threads:
+// each warp's sum goes to slots[parity], read after a barrier of those warps alone (named
+// barrier 1); the parity alternates, so a warp's next sum never overwrites one still read.
+__device__ __forceinline__ uint32_t selectors_sum(uint32_t value, uint32_t (*slots)[kSelectWarps], int& parity) {
+  const uint32_t warp_sum = __reduce_add_sync(0xffffffffu, value);
+  if (threadIdx.x % 32 == 0) slots[parity][threadIdx.x / 32] = warp_sum;
+  asm volatile("bar.sync 1, %0;" ::"n"(kSelectThreads) : "memory");
+  uint32_t total = 0;
+#pragma unroll
+  for (int w = 0; w < kSelectWarps; ++w) total += slots[parity][w];
+  parity ^= 1;
+  return total;
+}
 
 // The largest key with bits below `low_bit` clear reached by at least `rank` keys:
 // reaching(key) is how many of the block's keys are at or above it, the same in every thread.
@@ -643,6 +664,7 @@ __global__ void __launch_bounds__(kClusterThreads, 1) topk_cluster_rows(ClusterT
   __shared__ uint64_t ranked[kClusterMaxK];
   __shared__ uint32_t pool_count, chosen_count;
   __shared__ uint32_t warp_counts[kClusterThreads / 32];
+  __shared__ uint32_t selector_sums[2][kSelectWarps];
   __shared__ uint32_t block_counts[2][kClusterMaxBlocks];  // by step parity: a block may run one step ahead
   const cg::cluster_group cluster = cg::this_cluster();
   const uint32_t rank = cluster.block_rank();
@@ -746,21 +768,22 @@ __global__ void __launch_bounds__(kClusterThreads, 1) topk_cluster_rows(ClusterT
   const int column_bits = width > 1 ? 32 - __clz(width - 1) : 0;
   if (pooled >= k && pooled <= kPool) {
     cluster.barrier_arrive();  // no block reads another's shared memory after this
-    if (rank == 0) {
-      uint64_t items[kPerThread];
+    if (rank == 0 && t < kSelectThreads) {
+      uint64_t items[kPerSelector];
 #pragma unroll
-      for (int i = 0; i < kPerThread; ++i) {
-        const uint32_t slot = static_cast<uint32_t>(t + i * kClusterThreads);
+      for (int i = 0; i < kPerSelector; ++i) {
+        const uint32_t slot = static_cast<uint32_t>(t + i * kSelectThreads);
         items[i] = slot < pooled ? pool[slot] : 0;  // 0: below every candidate
       }
+      int parity = 0;
       const uint64_t kth = kth_largest_candidate(kKeyBits, column_bits, k, [&](uint64_t c) {
         uint32_t reached = 0;
 #pragma unroll
-        for (int i = 0; i < kPerThread; ++i) reached += static_cast<uint32_t>(__syncthreads_count(items[i] >= c));
-        return reached;
+        for (int i = 0; i < kPerSelector; ++i) reached += items[i] >= c ? 1 : 0;
+        return selectors_sum(reached, selector_sums, parity);
       });
 #pragma unroll
-      for (int i = 0; i < kPerThread; ++i) {
+      for (int i = 0; i < kPerSelector; ++i) {
         if (items[i] >= kth) chosen[atomicAdd(&chosen_count, 1u)] = items[i];
       }
     }

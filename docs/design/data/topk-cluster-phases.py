@@ -1,14 +1,15 @@
-"""The cluster topk kernel's time by phase, not yet run on a GPU.
+"""The cluster topk kernel's time by phase (topk_cluster_rows).
 
   python3 topk-cluster-phases.py instrument TREE   # edits TREE/kernels/topk/cuda_kernels.cu
   (build TREE: bash TREE/scripts/gpu_check.sh --out DIR --op topk --step build)
   python3 topk-cluster-phases.py run TREE/build/lib/libnative_ops_torch.so
 
-`instrument` makes a copy of the tree read clock64() at the end of each phase of
-topk_cluster_rows (loads, threshold, pool, select, sort and write) and print them for the
-first block of the first row, with the cluster taking every k (kClusterMinK 1); `run` calls
-topk once a shape, after warm-up, so that each prints one line. Never on main: printf in a
-kernel. docs/design/backward-and-topk.md (topk, item 9) says what it is for.
+`instrument` makes a tree's kernel read clock64() at the end of each phase (loads,
+threshold, pool, select, sort and write) and print them for the first block of the first
+row, with the cluster taking every k (kClusterMinK 1); `run` calls topk once a shape, 3
+warm-ups then the timed call, each printing one line. Never on main: printf in a kernel.
+Its output for the kernel and the changes tried: topk-cluster-select-h100.json (the
+fourth line of each shape's four); docs/design/backward-and-topk.md (topk, item 9).
 """
 import sys
 
