@@ -139,9 +139,11 @@ TEST(CudaKernels, EmbeddingBackwardAddsIndicesOutsideTheTableToNoRow) {
 }
 
 // topk's plan for decode rows, read through the kernels library's entry point: a vocabulary
-// row with k of 113-256 runs a cluster a row, which keeps nothing in global memory, where
-// the device runs clusters (sm_90 on); k 50 splits the row over blocks whose selections
-// the workspace holds; rows that fill the device take a block each and no workspace.
+// row with k up to 256 runs a cluster a row, which keeps nothing in global memory, where the
+// device runs clusters (sm_90 on) and the rows fit one wave of them (a denser sample where
+// the row is wide and k large); 16-bit rows wider than 65536 below k 45 and rows beyond the
+// wave split over blocks whose selections the workspace holds; rows that fill the device
+// take a block each and no workspace.
 TEST(CudaKernels, TopkDecodeRowsTakeAClusterWithoutWorkspace) {
   if (!cuda_dsl_available()) GTEST_SKIP() << find_dsl("cuda")->unavailable_reason();
   init();
@@ -161,11 +163,14 @@ TEST(CudaKernels, TopkDecodeRowsTakeAClusterWithoutWorkspace) {
   for (const int dtype : {kNativeOpsBFloat16, kNativeOpsFloat32}) {
     SCOPED_TRACE(dtype);
     EXPECT_EQ(bytes(dtype, 1, 50257, 256) == 0, clusters) << device->name << " " << device->capability;
-    EXPECT_EQ(bytes(dtype, 8, 128256, 113) == 0, clusters);
-    EXPECT_GT(bytes(dtype, 1, 50257, 112), 0);
-    EXPECT_GT(bytes(dtype, 1, 50257, 50), 0);
+    EXPECT_EQ(bytes(dtype, 8, 128256, 50) == 0, clusters);
+    EXPECT_EQ(bytes(dtype, 1, 32000, 1) == 0, clusters);
+    EXPECT_GT(bytes(dtype, 64, 50257, 256), 0);
     EXPECT_EQ(bytes(dtype, 4096, 50257, 256), 0);
   }
+  EXPECT_GT(bytes(kNativeOpsBFloat16, 1, 128256, 32), 0);
+  EXPECT_EQ(bytes(kNativeOpsBFloat16, 2, 151936, 256) == 0, clusters);  // the denser sample
+  EXPECT_EQ(bytes(kNativeOpsFloat32, 1, 128256, 32) == 0, clusters);
 }
 
 // A training step's RMS norm and layer norm: autograd calls the routed backward with the

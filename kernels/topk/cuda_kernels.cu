@@ -17,8 +17,8 @@
 // radix select over the row finds the k-th key digit by digit (a histogram a digit), and a
 // last pass collects the keys above it and the first columns equal to it. Rows too few to
 // fill the GPU are split over several blocks, and a second launch merges their selections;
-// or, for k of 113 to 256 where the rows fit, a cluster of blocks takes each row in one
-// launch (topk_cluster_rows).
+// or, for k up to 256 where the rows fit one wave of clusters, a cluster of blocks takes
+// each row in one launch (topk_cluster_rows).
 #include <cooperative_groups.h>
 #include <algorithm>
 #include <atomic>
@@ -568,8 +568,12 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) topk_rows(TopkArgs<T> 
 constexpr int kClusterThreads = 1024;
 constexpr int kClusterMaxBlocks = 8;   // the portable cluster size
 constexpr int kClusterMaxVectors = 4;  // 16-byte vectors a thread holds
-constexpr int kPerThread = 2;          // sample keys and pool candidates a thread
-constexpr int kClusterSample = kClusterThreads * kPerThread;
+constexpr int kPerThread = 2;          // pool candidates a thread, and sample keys where they fit the pool
+// Where the pool would not hold what reaches the threshold of kPerThread sample keys a thread
+// (rows over 65536 wide at large k), a denser sample, its threshold nearer the k-th element
+// (H100: 0.54-0.97 of the two launches' time there, median 0.72, but float16 [1-4,151936]
+// k 64-128 1.04-1.17; docs/design/data/topk-cluster-bound-h100.json).
+constexpr int kDenseSamplePerThread = 4;
 constexpr int kPool = kClusterThreads * kPerThread;
 // The pool's selection is a search whose every step is a count: taken by 8 warps under their
 // own barrier, each thread counting 8 candidates, instead of two counts of the whole block a
@@ -579,12 +583,20 @@ constexpr int kSelectWarps = 8;
 constexpr int kSelectThreads = kSelectWarps * 32;
 constexpr int kPerSelector = kPool / kSelectThreads;
 constexpr int kClusterMaxK = 256;  // rank_sort places up to a block's threads; more cost it its lead
-// Below it the two-launch path is mostly the faster (H100, CUDA graphs, the cluster's time
-// over its: k 1 and 50 of rows 32000-151936 wide 0.81-1.69, k 256 0.64-0.86); the geometric
-// middle of 50 and 256 (docs/design/data/topk-cluster-rows-h100.json).
-constexpr int64_t kClusterMinK = 113;
+// 16-bit rows of more than one vector a thread (wider than 65536) below it run as fast in the
+// two launches (H100, CUDA graphs, the cluster's time over theirs at 100003-151936 wide:
+// float16 k 1-32 0.91-1.14, median 1.01-1.02, k 64 0.88-0.99; bfloat16's uniform rows tie
+// more at the top, which slows the two launches: 0.70-1.08). Every other row within one
+// wave of clusters: 0.66-1.00 at k 1-112, median 0.81. The geometric middle of 32 and 64
+// (docs/design/data/topk-cluster-bound-h100.json).
+constexpr int64_t kClusterMinKWide16Bit = 45;
+// Rows beyond one wave of clusters (a second wave costs about 8 us) run mostly faster in the
+// two launches below it (H100, the cluster's time over theirs at a second wave: k 1-112
+// 0.86-1.53, median 1.20; k 128 0.94-1.23, median 1.12; k 256 0.77-0.79); the geometric
+// middle of 128 and 256 (docs/design/data/topk-cluster-bound-h100.json).
+constexpr int64_t kClusterMinKSecondWave = 181;
 // Narrower rows are sampled too densely for the sample's threshold to cut much.
-constexpr int64_t kClusterMinWidth = 8 * kClusterSample;
+constexpr int64_t kClusterMinWidth = 8 * kClusterThreads * kPerThread;
 
 template <class T>
 struct ClusterTopkArgs {
@@ -626,10 +638,12 @@ __device__ uint32_t kth_largest_key(int key_bits, int low_bit, uint32_t rank, Re
 
 // The k-th largest of distinct candidates (key and column, candidate()), or a value that
 // exactly k candidates reach: reaching(c) is how many are at or above c, the same in every
-// thread. The columns' bits are halved only where the k-th key ties.
+// thread. Every candidate's key has the bits above `first_key_bit` of `known_key`, so the
+// halving starts below them. The columns' bits are halved only where the k-th key ties.
 template <class Reaching>
-__device__ uint64_t kth_largest_candidate(int key_bits, int column_bits, uint32_t k, Reaching&& reaching) {
-  uint64_t prefix = 0;
+__device__ uint64_t kth_largest_candidate(uint32_t known_key, int first_key_bit, int column_bits, uint32_t k,
+                                          Reaching&& reaching) {
+  uint64_t prefix = uint64_t{known_key} << 32;
   // Keeps `trial` where at least k reach it; true once exactly k do.
   auto halve = [&](uint64_t trial) {
     const uint32_t reached = reaching(trial);
@@ -637,7 +651,7 @@ __device__ uint64_t kth_largest_candidate(int key_bits, int column_bits, uint32_
     return reached == k;
   };
 #pragma unroll 1
-  for (int bit = key_bits - 1; bit >= 0; --bit) {
+  for (int bit = first_key_bit; bit >= 0; --bit) {
     if (halve(prefix | (uint64_t{1} << (32 + bit)))) return prefix;
   }
   // ~column has every bit from column_bits up set (columns are below 2^column_bits).
@@ -652,7 +666,7 @@ __device__ uint64_t kth_largest_candidate(int key_bits, int column_bits, uint32_
 // Row blockIdx.x / (cluster size) of a.in, the cluster's block r holding its 16-byte vectors
 // (j * blocks + r) * kClusterThreads + thread, j < VECTORS; block 0 also the unaligned head
 // and tail elements.
-template <class T, int VECTORS>
+template <class T, int VECTORS, int SAMPLE_PER_THREAD>
 __global__ void __launch_bounds__(kClusterThreads, 1) topk_cluster_rows(ClusterTopkArgs<T> a) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
   namespace cg = cooperative_groups;
@@ -662,7 +676,7 @@ __global__ void __launch_bounds__(kClusterThreads, 1) topk_cluster_rows(ClusterT
   __shared__ uint64_t pool[kPool];
   __shared__ uint64_t chosen[kClusterMaxK];
   __shared__ uint64_t ranked[kClusterMaxK];
-  __shared__ uint32_t pool_count, chosen_count;
+  __shared__ uint32_t pool_count, pool_top_key, chosen_count;
   __shared__ uint32_t warp_counts[kClusterThreads / 32];
   __shared__ uint32_t selector_sums[2][kSelectWarps];
   __shared__ uint32_t block_counts[2][kClusterMaxBlocks];  // by step parity: a block may run one step ahead
@@ -673,6 +687,7 @@ __global__ void __launch_bounds__(kClusterThreads, 1) topk_cluster_rows(ClusterT
   const int lane = t % 32, warp = t / 32;
   if (t == 0) {
     pool_count = 0;
+    pool_top_key = 0;
     chosen_count = 0;
   }
   cluster.barrier_arrive();  // waited for before any block touches another's shared memory
@@ -699,10 +714,11 @@ __global__ void __launch_bounds__(kClusterThreads, 1) topk_cluster_rows(ClusterT
   if (rank == 0 && t < head) scalar_column = t;
   if (rank == 0 && t >= 32 && t - 32 < width - tail) scalar_column = tail + t - 32;
   const T scalar = scalar_column >= 0 ? row[scalar_column] : T{};
-  uint32_t sample[kPerThread];
+  uint32_t sample[SAMPLE_PER_THREAD];
 #pragma unroll
-  for (int i = 0; i < kPerThread; ++i) {
-    sample[i] = ordered_key(row[int64_t{t + i * kClusterThreads} * width / kClusterSample], a.largest);
+  for (int i = 0; i < SAMPLE_PER_THREAD; ++i) {
+    sample[i] =
+        ordered_key(row[int64_t{t + i * kClusterThreads} * width / (kClusterThreads * SAMPLE_PER_THREAD)], a.largest);
   }
   // Calls f(x, column) for each element the thread holds, read again from memory: the
   // halving's steps would otherwise keep every element's key live across them, and spill.
@@ -723,7 +739,9 @@ __global__ void __launch_bounds__(kClusterThreads, 1) topk_cluster_rows(ClusterT
       kth_largest_key(kKeyBits, kKeyBits - 16, static_cast<uint32_t>(a.sample_rank), [&](uint32_t key) {
         uint32_t reached = 0;
 #pragma unroll
-        for (int i = 0; i < kPerThread; ++i) reached += static_cast<uint32_t>(__syncthreads_count(sample[i] >= key));
+        for (int i = 0; i < SAMPLE_PER_THREAD; ++i) {
+          reached += static_cast<uint32_t>(__syncthreads_count(sample[i] >= key));
+        }
         return reached;
       });
   // Calls f(candidate) for each element the thread holds that reaches the threshold: a whole
@@ -745,16 +763,24 @@ __global__ void __launch_bounds__(kClusterThreads, 1) topk_cluster_rows(ClusterT
       if (key >= threshold) f(candidate(key, scalar_column));
     }
   };
-  uint32_t mine = 0;
-  for_each_candidate([&](uint64_t) { ++mine; });
+  uint32_t mine = 0, top_key = 0;
+  for_each_candidate([&](uint64_t c) {
+    ++mine;
+    top_key = max(top_key, static_cast<uint32_t>(c >> 32));
+  });
+  top_key = __reduce_max_sync(0xffffffffu, top_key);
   uint32_t* const first_pool_count = cluster.map_shared_rank(&pool_count, 0);
+  uint32_t* const first_pool_top_key = cluster.map_shared_rank(&pool_top_key, 0);
   uint64_t* const first_pool = cluster.map_shared_rank(pool, 0);
   cluster.barrier_wait();
   const uint32_t inclusive = warp_inclusive_sum(mine);
   const uint32_t warp_total = __shfl_sync(0xffffffffu, inclusive, 31);
   if (warp_total > 0) {
     uint32_t base = 0;
-    if (lane == 31) base = atomicAdd(first_pool_count, warp_total);
+    if (lane == 31) {
+      base = atomicAdd(first_pool_count, warp_total);
+      atomicMax(first_pool_top_key, top_key);
+    }
     uint32_t place = __shfl_sync(0xffffffffu, base, 31) + inclusive - mine;
     for_each_candidate([&](uint64_t c) {
       if (place < kPool) first_pool[place] = c;
@@ -775,8 +801,14 @@ __global__ void __launch_bounds__(kClusterThreads, 1) topk_cluster_rows(ClusterT
         const uint32_t slot = static_cast<uint32_t>(t + i * kSelectThreads);
         items[i] = slot < pooled ? pool[slot] : 0;  // 0: below every candidate
       }
+      // The pool's keys lie between the threshold and its top key: the bits above the highest
+      // where those two differ are every candidate's (e.g. 13 of a bfloat16's 16 over [-8, 8)).
+      const uint32_t differing = threshold ^ pool_top_key;
+      const int first_key_bit = 31 - __clz(differing);  // -1 where every key is the threshold
+      const uint32_t known_key =
+          first_key_bit < 0 ? threshold : threshold & ~static_cast<uint32_t>((uint64_t{2} << first_key_bit) - 1);
       int parity = 0;
-      const uint64_t kth = kth_largest_candidate(kKeyBits, column_bits, k, [&](uint64_t c) {
+      const uint64_t kth = kth_largest_candidate(known_key, first_key_bit, column_bits, k, [&](uint64_t c) {
         uint32_t reached = 0;
 #pragma unroll
         for (int i = 0; i < kPerSelector; ++i) reached += items[i] >= c ? 1 : 0;
@@ -792,7 +824,7 @@ __global__ void __launch_bounds__(kClusterThreads, 1) topk_cluster_rows(ClusterT
     // Each step a count across the cluster: a warp's sum, the block's, then every block's
     // written into each block's slot of this step's parity.
     int parity = 0;
-    const uint64_t kth = kth_largest_candidate(kKeyBits, column_bits, k, [&](uint64_t c) {
+    const uint64_t kth = kth_largest_candidate(0, kKeyBits - 1, column_bits, k, [&](uint64_t c) {
       uint32_t reached = 0;
       for_each_element(
           [&](T value, int column) { reached += candidate(ordered_key(value, a.largest), column) >= c ? 1 : 0; });
@@ -834,24 +866,26 @@ __global__ void __launch_bounds__(kClusterThreads, 1) topk_cluster_rows(ClusterT
 }
 
 // Rows taken a cluster a row: `blocks` a cluster (0: not taken so), each thread holding
-// `vectors` 16-byte vectors.
+// `vectors` 16-byte vectors and `sample_per_thread` sample keys.
 struct ClusterPlan {
   int blocks = 0;
   int vectors = 0;
+  int sample_per_thread = 0;
   int sample_rank = 0;
 };
-// Whether a cluster of `blocks` blocks of topk_cluster_rows runs on the current device
-// (none before sm_90; a GPU partition may hold too few SMs a GPC), asked once a device and size.
-bool cluster_fits(int blocks) {
+// How many clusters of `blocks` blocks of topk_cluster_rows run at once on the current
+// device (none before sm_90; a GPU partition may hold too few SMs a GPC; a GPC holds whole
+// clusters only, so fewer than its SMs / blocks), asked once a device and size.
+int resident_clusters(int blocks) {
   constexpr int kDevices = 64;
-  static std::atomic<int> known[kDevices][kClusterMaxBlocks + 1] = {};  // 0: not asked, 1: no, 2: yes
+  static std::atomic<int> known[kDevices][kClusterMaxBlocks + 1] = {};  // 0: not asked, else the count + 1
   int device = 0;
   if (cudaGetDevice(&device) != cudaSuccess || device >= kDevices) {
     cudaGetLastError();
-    return false;
+    return 0;
   }
-  std::atomic<int>& fits = known[device][blocks];
-  if (const int answer = fits.load(std::memory_order_relaxed); answer != 0) return answer == 2;
+  std::atomic<int>& count = known[device][blocks];
+  if (const int answer = count.load(std::memory_order_relaxed); answer != 0) return answer - 1;
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(static_cast<unsigned>(blocks));
   config.blockDim = dim3(kClusterThreads);
@@ -862,42 +896,56 @@ bool cluster_fits(int blocks) {
   config.numAttrs = 1;
   int clusters = 0;
   // Every instantiation takes 1024 threads, at most 64 registers and the same shared memory.
-  if (cudaOccupancyMaxActiveClusters(&clusters, topk_cluster_rows<float, 1>, &config) != cudaSuccess) {
+  if (cudaOccupancyMaxActiveClusters(&clusters, topk_cluster_rows<float, 1, kPerThread>, &config) != cudaSuccess) {
     cudaGetLastError();  // not sticky: the two-launch path runs instead
     clusters = 0;
   }
-  fits.store(clusters > 0 ? 2 : 1, std::memory_order_relaxed);
-  return clusters > 0;
+  count.store(clusters + 1, std::memory_order_relaxed);
+  return clusters;
 }
 
 int plan_cluster(int64_t rows, int64_t width, int64_t k, int64_t element_size, ClusterPlan* plan) {
   *plan = ClusterPlan{};
-  if (k < kClusterMinK || k > kClusterMaxK || width < kClusterMinWidth) return cudaSuccess;
-  int sms = 0;
-  if (const int error = current_device_sms(&sms); error != cudaSuccess) return error;
+  if (k > kClusterMaxK || width < kClusterMinWidth) return cudaSuccess;
   const int64_t per_block = kClusterThreads * (16 / element_size);
   const int64_t blocks = std::min<int64_t>(kClusterMaxBlocks, (width + per_block - 1) / per_block);
   const int64_t vectors = (width + blocks * per_block - 1) / (blocks * per_block);
+  if (vectors > kClusterMaxVectors || (element_size == 2 && vectors > 1 && k < kClusterMinKWide16Bit)) {
+    return cudaSuccess;
+  }
   // One block an SM (a block's 1024 threads take more than half its registers): rows
-  // beyond one wave run faster a block a row.
-  if (vectors > kClusterMaxVectors || rows * blocks > sms || !cluster_fits(static_cast<int>(blocks))) {
+  // beyond two waves of clusters run faster a block a row.
+  int sms = 0;
+  if (const int error = current_device_sms(&sms); error != cudaSuccess) return error;
+  const int resident = resident_clusters(static_cast<int>(blocks));
+  if (resident == 0 || (rows > resident && (rows * blocks > sms || k < kClusterMinKSecondWave))) {
     return cudaSuccess;
   }
   // The sample holds about `expected` of the row's k largest (Poisson): a rank 3 standard
   // deviations and 5 above it leaves fewer than k reaching the threshold in about one row in
   // 10^5 or fewer; the elements reaching it, rank / sample of the row (a Beta), are to fit the
   // pool 4 standard deviations out with a quarter of it left for the threshold's ties.
-  const double expected = static_cast<double>(k) * kClusterSample / static_cast<double>(width);
-  const double rank = std::min<double>(std::ceil(expected + 3 * std::sqrt(expected)) + 5, kClusterSample);
-  const double reaching = rank / (kClusterSample + 1) * static_cast<double>(width);
-  if (reaching * (1 + 4 / std::sqrt(rank)) > 0.75 * kPool) return cudaSuccess;
-  plan->blocks = static_cast<int>(blocks);
-  plan->vectors = static_cast<int>(vectors);
-  plan->sample_rank = static_cast<int>(rank);
+  // A denser sample costs its threshold's search two more counts of the block a step, so only
+  // where the sparser one's would overflow the pool: rows of more than one vector a thread
+  // (the sparser one fits rows of one at every k up to kClusterMaxK).
+  for (const int per_thread : {kPerThread, kDenseSamplePerThread}) {
+    if (per_thread == kDenseSamplePerThread && vectors == 1) break;
+    const double sample = kClusterThreads * per_thread;
+    const double expected = static_cast<double>(k) * sample / static_cast<double>(width);
+    const double rank = std::min<double>(std::ceil(expected + 3 * std::sqrt(expected)) + 5, sample);
+    const double reaching = rank / (sample + 1) * static_cast<double>(width);
+    if (reaching * (1 + 4 / std::sqrt(rank)) <= 0.75 * kPool) {
+      plan->blocks = static_cast<int>(blocks);
+      plan->vectors = static_cast<int>(vectors);
+      plan->sample_per_thread = per_thread;
+      plan->sample_rank = static_cast<int>(rank);
+      return cudaSuccess;
+    }
+  }
   return cudaSuccess;
 }
 
-template <class T, int VECTORS>
+template <class T, int VECTORS, int SAMPLE_PER_THREAD>
 int launch_cluster_rows(const ClusterTopkArgs<T>& args, int64_t rows, int blocks, cudaStream_t stream) {
   cudaLaunchConfig_t config{};
   config.gridDim = dim3(static_cast<unsigned>(rows * blocks));
@@ -910,7 +958,7 @@ int launch_cluster_rows(const ClusterTopkArgs<T>& args, int64_t rows, int blocks
   attribute.val.clusterDim.z = 1;
   config.attrs = &attribute;
   config.numAttrs = 1;
-  return static_cast<int>(cudaLaunchKernelEx(&config, topk_cluster_rows<T, VECTORS>, args));
+  return static_cast<int>(cudaLaunchKernelEx(&config, topk_cluster_rows<T, VECTORS, SAMPLE_PER_THREAD>, args));
 }
 
 // Rows too few to fill the GPU a block a row are split into slices of a block each (at
@@ -986,10 +1034,17 @@ NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_topk_rows(int dtype, int largest, cons
                                     selected,
                                     cluster.sample_rank,
                                     largest != 0};
+      const bool dense = cluster.sample_per_thread == kDenseSamplePerThread;
       switch (cluster.vectors) {
-        case 1: return launch_cluster_rows<T, 1>(args, rows, cluster.blocks, cuda_stream);
-        case 2: return launch_cluster_rows<T, 2>(args, rows, cluster.blocks, cuda_stream);
-        default: return launch_cluster_rows<T, kClusterMaxVectors>(args, rows, cluster.blocks, cuda_stream);
+        case 1: return launch_cluster_rows<T, 1, kPerThread>(args, rows, cluster.blocks, cuda_stream);
+        case 2:
+          return dense ? launch_cluster_rows<T, 2, kDenseSamplePerThread>(args, rows, cluster.blocks, cuda_stream)
+                       : launch_cluster_rows<T, 2, kPerThread>(args, rows, cluster.blocks, cuda_stream);
+        default:
+          return dense
+                     ? launch_cluster_rows<T, kClusterMaxVectors, kDenseSamplePerThread>(args, rows, cluster.blocks,
+                                                                                         cuda_stream)
+                     : launch_cluster_rows<T, kClusterMaxVectors, kPerThread>(args, rows, cluster.blocks, cuda_stream);
       }
     }
     Split split;

@@ -127,6 +127,8 @@ std::vector<Sample> topk_samples(c10::Device device, c10::ScalarType dtype) {
   add(SampleClass::typical, {{2, 50257}, 200, -1, false, false, Fill{}, 4});  // ties past the cluster's pool
   add(SampleClass::typical, {{2, 40960}, 200, -1, true, true, logits, 0, raise_cluster_sampled_columns});
   add(SampleClass::typical, {{2, 32000}, 150, -1, true, true, logits, 0, mask_all_but_few});
+  add(SampleClass::typical, {{2, 151936}, 256, -1, true, true, logits});  // the cluster's denser sample
+  add(SampleClass::typical, {{3, 100003}, 256, -1, false, false, logits});
   add(SampleClass::typical, {{64, 1000}, 50, 0, true, true, logits});       // not the last dimension: aten
   add(SampleClass::typical, {{16, 2000}, 300, -1, true, true, Fill{}, 4});  // few values: ties at the k-th
   add(SampleClass::typical, {{16, 2000}, 300, -1, false, false, Fill{}, 4});

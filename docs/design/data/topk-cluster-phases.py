@@ -6,9 +6,9 @@
 
 `instrument` makes a tree's kernel read clock64() at the end of each phase (loads,
 threshold, pool, select, sort and write) and print them for the first block of the first
-row, with the cluster taking every k (kClusterMinK 1); `run` calls topk once a shape, 3
-warm-ups then the timed call, each printing one line. Never on main: printf in a kernel.
-Its output for the kernel and the changes tried: topk-cluster-select-h100.json (the
+row; `run` calls topk once a shape the cluster takes, 3 warm-ups then the timed call, each
+printing one line. Never on main: printf in a kernel. Its output for the kernel and the
+changes tried: topk-cluster-select-h100.json and topk-cluster-known-key-bits-h100.json (the
 fourth line of each shape's four); docs/design/backward-and-topk.md (topk, item 9).
 """
 import sys
@@ -23,7 +23,6 @@ def instrument(tree):
         assert anchor in s, anchor
         s = s.replace(anchor, anchor + text if after else text + anchor, 1)
 
-    s = s.replace("constexpr int64_t kClusterMinK = 113;", "constexpr int64_t kClusterMinK = 1;")
     s = s.replace("#include <cmath>\n", "#include <cmath>\n#include <cstdio>\n", 1)
     insert("  cluster.barrier_arrive();  // waited for before any block touches another's shared memory\n",
            "  const long long clock_start = clock64();\n")

@@ -1,4 +1,5 @@
-"""A model of topk-cluster-known-key-bits.patch's selection: python3 topk-cluster-known-key-bits-model.py
+"""A model of the cluster's pool selection (kernels/topk/cuda_kernels.cu, starting below the
+key bits the pool shares): python3 topk-cluster-known-key-bits-model.py
 
 kth() mirrors kth_largest_candidate (halving over key bits, then column bits where the k-th
 key ties, stopping once exactly k reach). Over 3000 random pools (16- and 32-bit keys at or
