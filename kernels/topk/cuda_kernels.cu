@@ -571,8 +571,9 @@ constexpr int kClusterMaxVectors = 4;  // 16-byte vectors a thread holds
 constexpr int kPerThread = 2;          // pool candidates a thread, and sample keys where they fit the pool
 // Where the pool would not hold what reaches the threshold of kPerThread sample keys a thread
 // (rows over 65536 wide at large k), a denser sample, its threshold nearer the k-th element
-// (H100: 0.54-0.97 of the two launches' time there, median 0.72, but float16 [1-4,151936]
-// k 64-128 1.04-1.17; docs/design/data/topk-cluster-bound-h100.json).
+// (H100, with the threshold then found by halving: 0.54-0.97 of the two launches' time
+// there, median 0.72, but float16 [1-4,151936] k 64-128 1.04-1.17;
+// docs/design/data/topk-cluster-bound-h100.json).
 constexpr int kDenseSamplePerThread = 4;
 constexpr int kPool = kClusterThreads * kPerThread;
 // The pool's selection is a search whose every step is a count: taken by 8 warps under their
@@ -623,15 +624,50 @@ __device__ __forceinline__ uint32_t selectors_sum(uint32_t value, uint32_t (*slo
   return total;
 }
 
-// The largest key with bits below `low_bit` clear reached by at least `rank` keys:
-// reaching(key) is how many of the block's keys are at or above it, the same in every thread.
-template <class Reaching>
-__device__ uint32_t kth_largest_key(int key_bits, int low_bit, uint32_t rank, Reaching&& reaching) {
+// The largest key with its bits below `key_bits` - 16 clear reached by at least `rank` of the
+// block's sample keys (every thread's `keys`), 4 bits a step: each step a histogram of the
+// next 4-bit digit among the keys with the bits found so far (a warp's counts packed 8 bits
+// a digit and summed across it, then a shared atomic a digit) and one barrier of the block,
+// where halving takes a count of the block a bit (H100: the cells of the denser sample in
+// 0.82-0.93 of the time, the others 0.88-1.04, median 0.97;
+// docs/design/data/topk-cluster-threshold-radix-h100.json).
+// counts: 4 x 16, zeroed and a barrier passed before the call.
+template <int N>
+__device__ uint32_t kth_largest_sample_key(const uint32_t (&keys)[N], int key_bits, uint32_t rank,
+                                           uint32_t (*counts)[16]) {
+  static_assert(N * 32 < 256, "a digit's count of a warp fits 8 bits");
+  const int lane = static_cast<int>(threadIdx.x % 32);
   uint32_t prefix = 0;
-#pragma unroll 1
-  for (int bit = key_bits - 1; bit >= low_bit; --bit) {
-    const uint32_t trial = prefix | (1u << bit);
-    if (reaching(trial) >= rank) prefix = trial;
+#pragma unroll
+  for (int step = 0; step < 4; ++step) {
+    const int shift = key_bits - 4 * (step + 1);
+    const uint32_t found = step == 0 ? 0u : ~((1u << (shift + 4)) - 1u);
+    uint32_t packed[4] = {0, 0, 0, 0};
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      if ((keys[i] & found) != prefix) continue;
+      const uint32_t digit = (keys[i] >> shift) & 15u;
+      const uint32_t one = 1u << (8 * (digit & 3u));
+#pragma unroll
+      for (int j = 0; j < 4; ++j) packed[j] += digit >> 2 == static_cast<uint32_t>(j) ? one : 0u;
+    }
+#pragma unroll
+    for (int j = 0; j < 4; ++j) packed[j] = __reduce_add_sync(0xffffffffu, packed[j]);
+    if (lane < 16) {
+      const uint32_t word = lane < 4 ? packed[0] : lane < 8 ? packed[1] : lane < 12 ? packed[2] : packed[3];
+      const uint32_t count = (word >> (8 * (lane & 3))) & 255u;
+      if (count > 0) atomicAdd(&counts[step][lane], count);
+    }
+    __syncthreads();
+    uint32_t above = 0;
+    int digit = 15;
+    for (; digit > 0; --digit) {
+      const uint32_t count = counts[step][digit];
+      if (above + count >= rank) break;
+      above += count;
+    }
+    rank -= above;
+    prefix |= static_cast<uint32_t>(digit) << shift;
   }
   return prefix;
 }
@@ -679,6 +715,7 @@ __global__ void __launch_bounds__(kClusterThreads, 1) topk_cluster_rows(ClusterT
   __shared__ uint32_t pool_count, pool_top_key, chosen_count;
   __shared__ uint32_t warp_counts[kClusterThreads / 32];
   __shared__ uint32_t selector_sums[2][kSelectWarps];
+  __shared__ uint32_t digit_counts[4][16];
   __shared__ uint32_t block_counts[2][kClusterMaxBlocks];  // by step parity: a block may run one step ahead
   const cg::cluster_group cluster = cg::this_cluster();
   const uint32_t rank = cluster.block_rank();
@@ -690,6 +727,7 @@ __global__ void __launch_bounds__(kClusterThreads, 1) topk_cluster_rows(ClusterT
     pool_top_key = 0;
     chosen_count = 0;
   }
+  if (t < 64) digit_counts[t / 16][t % 16] = 0;
   cluster.barrier_arrive();  // waited for before any block touches another's shared memory
 
   const int64_t row_index = blockIdx.x / blocks;
@@ -734,16 +772,10 @@ __global__ void __launch_bounds__(kClusterThreads, 1) topk_cluster_rows(ClusterT
     if (scalar_column >= 0) f(scalar, scalar_column);
   };
 
-  // A float32 threshold to 16 bits (a bfloat16's): half the steps, a few more candidates.
+  // A float32 threshold to 16 bits (a bfloat16's): half the digits, a few more candidates.
+  __syncthreads();  // digit_counts zeroed
   const uint32_t threshold =
-      kth_largest_key(kKeyBits, kKeyBits - 16, static_cast<uint32_t>(a.sample_rank), [&](uint32_t key) {
-        uint32_t reached = 0;
-#pragma unroll
-        for (int i = 0; i < SAMPLE_PER_THREAD; ++i) {
-          reached += static_cast<uint32_t>(__syncthreads_count(sample[i] >= key));
-        }
-        return reached;
-      });
+      kth_largest_sample_key(sample, kKeyBits, static_cast<uint32_t>(a.sample_rank), digit_counts);
   // Calls f(candidate) for each element the thread holds that reaches the threshold: a whole
   // vector first tested by float compares, which pass a superset (NaN, -0 with +0).
   const float limit = threshold_value<T>(threshold, a.largest);
@@ -925,9 +957,9 @@ int plan_cluster(int64_t rows, int64_t width, int64_t k, int64_t element_size, C
   // deviations and 5 above it leaves fewer than k reaching the threshold in about one row in
   // 10^5 or fewer; the elements reaching it, rank / sample of the row (a Beta), are to fit the
   // pool 4 standard deviations out with a quarter of it left for the threshold's ties.
-  // A denser sample costs its threshold's search two more counts of the block a step, so only
-  // where the sparser one's would overflow the pool: rows of more than one vector a thread
-  // (the sparser one fits rows of one at every k up to kClusterMaxK).
+  // A denser sample reads and counts twice the keys, so only where the sparser one's would
+  // overflow the pool: rows of more than one vector a thread (the sparser one fits rows of
+  // one at every k up to kClusterMaxK).
   for (const int per_thread : {kPerThread, kDenseSamplePerThread}) {
     if (per_thread == kDenseSamplePerThread && vectors == 1) break;
     const double sample = kClusterThreads * per_thread;
