@@ -141,9 +141,9 @@ TEST(CudaKernels, EmbeddingBackwardAddsIndicesOutsideTheTableToNoRow) {
 // topk's plan for decode rows, read through the kernels library's entry point: a vocabulary
 // row with k up to 256 runs a cluster a row, which keeps nothing in global memory, where the
 // device runs clusters (sm_90 on) and the rows fit one wave of them (a denser sample where
-// the row is wide and k large); 16-bit rows wider than 65536 below k 45 and rows beyond the
-// wave split over blocks whose selections the workspace holds; rows that fill the device
-// take a block each and no workspace.
+// the row is wide and k large); 16-bit rows wider than 65536 below k 45 and rows past the
+// SMs (or past one wave below k 181) split over blocks whose selections the workspace
+// holds; rows that fill the device take a block each and no workspace.
 TEST(CudaKernels, TopkDecodeRowsTakeAClusterWithoutWorkspace) {
   if (!cuda_dsl_available()) GTEST_SKIP() << find_dsl("cuda")->unavailable_reason();
   init();
