@@ -129,6 +129,8 @@ std::vector<Sample> topk_samples(c10::Device device, c10::ScalarType dtype) {
   add(SampleClass::typical, {{2, 32000}, 150, -1, true, true, logits, 0, mask_all_but_few});
   add(SampleClass::typical, {{2, 151936}, 256, -1, true, true, logits});  // the cluster's denser sample
   add(SampleClass::typical, {{3, 100003}, 256, -1, false, false, logits});
+  add(SampleClass::typical, {{3, 50257}, 1, -1, true, true, logits});       // k 1 over rows a cluster takes
+  add(SampleClass::typical, {{2, 128256}, 1, -1, false, true, Fill{}, 4});  // ties at the extreme: the first column
   add(SampleClass::typical, {{64, 1000}, 50, 0, true, true, logits});       // not the last dimension: aten
   add(SampleClass::typical, {{16, 2000}, 300, -1, true, true, Fill{}, 4});  // few values: ties at the k-th
   add(SampleClass::typical, {{16, 2000}, 300, -1, false, false, Fill{}, 4});
@@ -154,6 +156,8 @@ std::vector<Sample> topk_samples(c10::Device device, c10::ScalarType dtype) {
   add(SampleClass::extreme_values, {{64, 1031}, 40, -1, true, true, samples::with_extremes(dtype)});
   add(SampleClass::extreme_values, {{64, 1031}, 40, -1, false, true, samples::with_extremes(dtype)});
   add(SampleClass::extreme_values, {{1, 65536}, 128, -1, true, true, samples::with_extremes(dtype)});
+  add(SampleClass::extreme_values, {{2, 65536}, 1, -1, true, true, samples::with_extremes(dtype)});
+  add(SampleClass::extreme_values, {{2, 65536}, 1, -1, false, true, samples::with_extremes(dtype)});
   return all;
 }
 

@@ -9,9 +9,10 @@ threshold, pool, select, sort and write; within the threshold, its search's star
 of its 4 steps) and print them for the first block of the first row; `run` calls topk once
 a shape the cluster takes, 3 warm-ups then the timed call, each printing one line. Never on
 main: printf in a kernel. Its output for the kernel and the changes tried:
-topk-cluster-select-h100.json, topk-cluster-known-key-bits-h100.json and
-topk-cluster-threshold-radix-h100.json (the fourth line of each shape's four; the steps
-within the threshold not yet run); docs/design/backward-and-topk.md (topk, item 9).
+topk-cluster-select-h100.json, topk-cluster-known-key-bits-h100.json,
+topk-cluster-threshold-radix-h100.json and topk-cluster-phase-steps-h100.json (the fourth
+line of each shape's four; the steps within the threshold in the last); docs/design/
+backward-and-topk.md (topk, item 9).
 """
 import sys
 
