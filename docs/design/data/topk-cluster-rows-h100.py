@@ -7,6 +7,11 @@ path given) or not ("aten"). The cells: rows 1/8/32 x widths 32000-262144 x k 1/
 7 decode shapes x k 1/50/128/256 (docs/design/data/topk-cluster-select-h100.json), or with
 --bound-cells rows 1/4/8/12/16 x widths 32000-151936 x k 1-256 in float16 too (where the cluster
 pays: docs/design/data/topk-cluster-bound-h100.json).
+
+Several builds in one run: copy each build's libraries aside (cp -a build/lib DIR) and run
+LD_LIBRARY_PATH=DIR python3 topk-cluster-rows-h100.py DIR/libnative_ops_torch.so: the
+runtime then loads from DIR, and the cuda kernels' library with it (it is found next to the
+runtime).
 """
 import json, statistics, sys
 import torch
