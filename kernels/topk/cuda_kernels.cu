@@ -827,8 +827,8 @@ __global__ void __launch_bounds__(kClusterThreads, 1) topk_cluster_rows(ClusterT
   if (pooled >= k && pooled <= kPool) {
     // No block reads another's shared memory after this (its one read, the pool's count,
     // decides this branch). Relaxed: it publishes nothing, and the fence before a releasing
-    // arrive held the first block's selection 0.8-2.7 K cycles (H100: the cluster's rows at a
-    // median 0.95 of the time; docs/design/data/topk-cluster-phase-steps-h100.json).
+    // arrive held the first block's selection up to 2.7 K cycles (H100: the cluster's rows at
+    // k > 1 in a median 0.95 of the time; docs/design/data/topk-cluster-phase-steps-h100.json).
     asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory");
     if (rank == 0 && t < kSelectThreads) {
       uint64_t items[kPerSelector];
