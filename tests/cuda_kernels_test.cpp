@@ -141,9 +141,9 @@ TEST(CudaKernels, EmbeddingBackwardAddsIndicesOutsideTheTableToNoRow) {
 // topk's plan for decode rows, read through the kernels library's entry point: a vocabulary
 // row with k up to 256 runs a cluster a row, which keeps nothing in global memory, where the
 // device runs clusters (sm_90 on) and the rows fit one wave of them (a denser sample where
-// the row is wide and k large); 16-bit rows wider than 65536 below k 45 and rows past the
-// SMs (or past one wave below k 181) split over blocks whose selections the workspace
-// holds; rows that fill the device take a block each and no workspace.
+// the row is wide and k large); 16-bit rows wider than 65536 at k 2-44 and rows past the
+// SMs (or past one wave at k 2-180) split over blocks whose selections the workspace holds;
+// rows that fill the device take a block each and no workspace.
 TEST(CudaKernels, TopkDecodeRowsTakeAClusterWithoutWorkspace) {
   if (!cuda_dsl_available()) GTEST_SKIP() << find_dsl("cuda")->unavailable_reason();
   init();
@@ -169,6 +169,11 @@ TEST(CudaKernels, TopkDecodeRowsTakeAClusterWithoutWorkspace) {
     EXPECT_EQ(bytes(dtype, 4096, 50257, 256), 0);
   }
   EXPECT_GT(bytes(kNativeOpsBFloat16, 1, 128256, 32), 0);
+  EXPECT_EQ(bytes(kNativeOpsBFloat16, 1, 128256, 1) == 0, clusters);   // k 1: a maximum, at every width
+  EXPECT_EQ(bytes(kNativeOpsBFloat16, 16, 128256, 1) == 0, clusters);  // k 1: a second wave
+  EXPECT_EQ(bytes(kNativeOpsFloat32, 1, 262144, 1) == 0, clusters);    // k 1: past the registers
+  EXPECT_GT(bytes(kNativeOpsFloat32, 1, 262144, 50), 0);
+  EXPECT_GT(bytes(kNativeOpsBFloat16, 16, 128256, 50), 0);
   EXPECT_EQ(bytes(kNativeOpsBFloat16, 2, 151936, 256) == 0, clusters);  // the denser sample
   EXPECT_EQ(bytes(kNativeOpsFloat32, 1, 128256, 32) == 0, clusters);
 }

@@ -18,6 +18,9 @@ extern "C" {
 typedef int (*NativeOpsArgExtremeRowsFn)(int dtype, int largest, const void* in, void* values, int64_t* indices,
                                          int64_t rows, int64_t width, void* stream);
 #define NATIVE_OPS_ARG_EXTREME_ROWS_SYMBOL "native_ops_cuda_arg_extreme_rows"
+/// The entry itself, for the kernels library's other kernels: topk's k 1 (largest).
+NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_arg_extreme_rows(int dtype, int largest, const void* in, void* values,
+                                                           int64_t* indices, int64_t rows, int64_t width, void* stream);
 
 #ifdef __cplusplus
 }

@@ -18,7 +18,8 @@
 // last pass collects the keys above it and the first columns equal to it. Rows too few to
 // fill the GPU are split over several blocks, and a second launch merges their selections;
 // or, for k up to 256 where the rows fit one wave of clusters, a cluster of blocks takes
-// each row in one launch (topk_cluster_rows).
+// each row in one launch (topk_cluster_rows; at k 1 the cluster's maximum). k 1 largest
+// elsewhere runs argmax's kernel, but on wide rows fewer than the SMs.
 #include <cooperative_groups.h>
 #include <algorithm>
 #include <atomic>
@@ -26,6 +27,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../argmax/cuda_abi.h"
 #include "cuda_abi.h"
 #include "dsls/cuda/common.cuh"
 
@@ -60,13 +62,15 @@ struct KeyTraits<float> {
   static constexpr uint32_t kSign = 0x80000000u, kAll = 0xffffffffu, kInfinity = 0x7f800000u;
   static __device__ __forceinline__ uint32_t bits(float x) { return __float_as_uint(x); }
   static __device__ __forceinline__ float value(uint32_t bits) { return __uint_as_float(bits); }
+  static __device__ __forceinline__ float element(uint32_t bits) { return __uint_as_float(bits); }
 };
 template <>
 struct KeyTraits<__half> {
   static constexpr uint32_t kSign = 0x8000u, kAll = 0xffffu, kInfinity = 0x7c00u;
   static __device__ __forceinline__ uint32_t bits(__half x) { return __half_as_ushort(x); }
-  static __device__ __forceinline__ float value(uint32_t bits) {
-    return __half2float(__ushort_as_half(static_cast<unsigned short>(bits)));
+  static __device__ __forceinline__ float value(uint32_t bits) { return __half2float(element(bits)); }
+  static __device__ __forceinline__ __half element(uint32_t bits) {
+    return __ushort_as_half(static_cast<unsigned short>(bits));
   }
 };
 template <>
@@ -74,6 +78,9 @@ struct KeyTraits<__nv_bfloat16> {
   static constexpr uint32_t kSign = 0x8000u, kAll = 0xffffu, kInfinity = 0x7f80u;
   static __device__ __forceinline__ uint32_t bits(__nv_bfloat16 x) { return __bfloat16_as_ushort(x); }
   static __device__ __forceinline__ float value(uint32_t bits) { return __uint_as_float(bits << 16); }
+  static __device__ __forceinline__ __nv_bfloat16 element(uint32_t bits) {
+    return __ushort_as_bfloat16(static_cast<unsigned short>(bits));
+  }
 };
 
 // The key of x: a larger x (a smaller one, when not `largest`), a larger key; NaN ordered
@@ -87,14 +94,21 @@ __device__ __forceinline__ uint32_t ordered_key(T x, bool largest) {
   return largest ? key : (~key & K::kAll);
 }
 
+// The bits of the x whose ordered_key(x) is `key` (NaN's: every NaN has one key, above
+// every number's).
+template <class T>
+__device__ __forceinline__ uint32_t key_bits(uint32_t key, bool largest) {
+  using K = KeyTraits<T>;
+  const uint32_t ascending = largest ? key : (~key & K::kAll);  // the key of x in largest order
+  return (ascending & K::kSign) != 0 ? (ascending & ~K::kSign) : (~ascending & K::kAll);
+}
+
 // The value of which every x with ordered_key(x) >= key is at least (at most, when not
 // `largest`) in float order; NaN when such keys are only NaN's, which no float compare
 // excludes.
 template <class T>
 __device__ __forceinline__ float threshold_value(uint32_t key, bool largest) {
-  using K = KeyTraits<T>;
-  const uint32_t ascending = largest ? key : (~key & K::kAll);  // the key of x in largest order
-  return K::value((ascending & K::kSign) != 0 ? (ascending & ~K::kSign) : (~ascending & K::kAll));
+  return KeyTraits<T>::value(key_bits<T>(key, largest));
 }
 
 // Larger keys first, then smaller columns: the order of a sorted topk.
@@ -103,6 +117,15 @@ __device__ __forceinline__ uint64_t candidate(uint32_t key, int column) {
 }
 __device__ __forceinline__ int32_t candidate_column(uint64_t c) {
   return static_cast<int32_t>(~static_cast<uint32_t>(c));
+}
+
+// The element of candidate c of the row: made from its key, but for a NaN (its payload and
+// sign are the row's), read from the row.
+template <class T>
+__device__ __forceinline__ T candidate_element(uint64_t c, const T* row, bool largest) {
+  const uint32_t key = static_cast<uint32_t>(c >> 32);
+  if (key == (largest ? KeyTraits<T>::kAll : 0u)) return row[candidate_column(c)];
+  return KeyTraits<T>::element(key_bits<T>(key, largest));
 }
 
 // Block b selects from columns [s * slice_width, (s + 1) * slice_width) of row b / slices
@@ -568,7 +591,10 @@ __global__ void __launch_bounds__(kThreads, kBlocksPerSm) topk_rows(TopkArgs<T> 
 constexpr int kClusterThreads = 1024;
 constexpr int kClusterMaxBlocks = 8;   // the portable cluster size
 constexpr int kClusterMaxVectors = 4;  // 16-byte vectors a thread holds
-constexpr int kPerThread = 2;          // pool candidates a thread, and sample keys where they fit the pool
+// At k 1 a thread reads up to this many, the ones past kClusterMaxVectors after the others
+// (H100: float32 1-8 rows of 151936 and [1,262144] in 0.35-0.48 of the two launches' time).
+constexpr int kClusterMaxVectorsK1 = 2 * kClusterMaxVectors;
+constexpr int kPerThread = 2;  // pool candidates a thread, and sample keys where they fit the pool
 // Where the pool would not hold what reaches the threshold of kPerThread sample keys a thread
 // (rows over 65536 wide at large k), a denser sample, its threshold nearer the k-th element
 // (H100, with the threshold then found by halving: 0.54-0.97 of the two launches' time
@@ -594,10 +620,20 @@ constexpr int64_t kClusterMinKWide16Bit = 45;
 // Rows beyond one wave of clusters (a second wave costs about 8 us) run mostly faster in the
 // two launches below it (H100, the cluster's time over theirs at a second wave: k 1-112
 // 0.86-1.53, median 1.20; k 128 0.94-1.23, median 1.12; k 256 0.77-0.79); the geometric
-// middle of 128 and 256 (docs/design/data/topk-cluster-bound-h100.json).
+// middle of 128 and 256 (docs/design/data/topk-cluster-bound-h100.json). Not for k 1, a
+// maximum, which takes a second wave faster (16 rows of 50257-151936: 6.3-10.6 us where the
+// two launches take 13.1-18.9; docs/design/data/topk-cluster-k1-h100.json).
 constexpr int64_t kClusterMinKSecondWave = 181;
 // Narrower rows are sampled too densely for the sample's threshold to cut much.
 constexpr int64_t kClusterMinWidth = 8 * kClusterThreads * kPerThread;
+
+// k 1 largest is argmax with its value: the arg-extreme kernel (kernels/argmax) runs it where
+// no cluster does, a block a row, which on fewer rows than SMs takes a row's width on one SM
+// (H100, 32 rows: 151936 wide 0.71-0.88 of the two launches' time, 262144 1.03-1.31; 64-4096
+// rows of 32000-262144 0.35-0.93 of topk's own kernels' time;
+// docs/design/data/topk-k1-h100.json). Wider rows, fewer than the SMs, keep the two launches:
+// the geometric middle of 151936 and 262144.
+constexpr int64_t kArgExtremeMaxWidthFewRows = 199570;
 
 template <class T>
 struct ClusterTopkArgs {
@@ -713,6 +749,7 @@ __global__ void __launch_bounds__(kClusterThreads, 1) topk_cluster_rows(ClusterT
   __shared__ uint64_t chosen[kClusterMaxK];
   __shared__ uint64_t ranked[kClusterMaxK];
   __shared__ uint32_t pool_count, pool_top_key, chosen_count;
+  __shared__ uint64_t block_tops[kClusterMaxBlocks];  // k = 1: each block's largest candidate
   __shared__ uint32_t warp_counts[kClusterThreads / 32];
   __shared__ uint32_t selector_sums[2][kSelectWarps];
   __shared__ uint32_t digit_counts[4][16];
@@ -752,6 +789,52 @@ __global__ void __launch_bounds__(kClusterThreads, 1) topk_cluster_rows(ClusterT
   if (rank == 0 && t < head) scalar_column = t;
   if (rank == 0 && t >= 32 && t - 32 < width - tail) scalar_column = tail + t - 32;
   const T scalar = scalar_column >= 0 ? row[scalar_column] : T{};
+  if (a.k == 1) {
+    // The largest candidate: each warp's, then the block's (chosen as scratch), written to
+    // the first block's shared memory, which takes the cluster's (a 64-bit atomic there would
+    // land in the caller's own shared memory: sm_90 emulates it with local compare-and-swaps).
+    uint64_t best = 0;  // below every candidate
+#pragma unroll
+    for (int j = 0; j < VECTORS; ++j) {
+      const int v = vector_index(j);
+      if (v >= vectors) continue;
+#pragma unroll
+      for (int e = 0; e < kVec; ++e)
+        best = max(best, candidate(ordered_key(x[j].v[e], a.largest), head + v * kVec + e));
+    }
+    // Rows wider than the registers hold (k 1 only): the rest read here.
+#pragma unroll
+    for (int j = VECTORS; j < (VECTORS == kClusterMaxVectors ? kClusterMaxVectorsK1 : VECTORS); ++j) {
+      const int v = vector_index(j);
+      if (v >= vectors) break;
+      const Vector y = body[v];
+#pragma unroll
+      for (int e = 0; e < kVec; ++e) best = max(best, candidate(ordered_key(y.v[e], a.largest), head + v * kVec + e));
+    }
+    if (scalar_column >= 0) best = max(best, candidate(ordered_key(scalar, a.largest), scalar_column));
+    auto warp_max = [&](uint64_t c) {
+      const uint32_t high = __reduce_max_sync(0xffffffffu, static_cast<uint32_t>(c >> 32));
+      const uint32_t low =
+          __reduce_max_sync(0xffffffffu, static_cast<uint32_t>(c >> 32) == high ? static_cast<uint32_t>(c) : 0u);
+      return (uint64_t{high} << 32) | low;
+    };
+    best = warp_max(best);
+    if (lane == 0) chosen[warp] = best;
+    __syncthreads();
+    cluster.barrier_wait();
+    if (warp == 0) {
+      best = warp_max(chosen[lane]);
+      if (lane == 0) *cluster.map_shared_rank(&block_tops[rank], 0) = best;
+    }
+    cluster.sync();
+    if (rank == 0 && t == 0) {
+      uint64_t top = 0;
+      for (uint32_t r = 0; r < blocks; ++r) top = max(top, block_tops[r]);
+      a.values[row_index] = candidate_element(top, row, a.largest);
+      a.indices[row_index] = candidate_column(top);
+    }
+    return;
+  }
   uint32_t sample[SAMPLE_PER_THREAD];
 #pragma unroll
   for (int i = 0; i < SAMPLE_PER_THREAD; ++i) {
@@ -946,16 +1029,19 @@ int plan_cluster(int64_t rows, int64_t width, int64_t k, int64_t element_size, C
   const int64_t per_block = kClusterThreads * (16 / element_size);
   const int64_t blocks = std::min<int64_t>(kClusterMaxBlocks, (width + per_block - 1) / per_block);
   const int64_t vectors = (width + blocks * per_block - 1) / (blocks * per_block);
-  if (vectors > kClusterMaxVectors || (element_size == 2 && vectors > 1 && k < kClusterMinKWide16Bit)) {
+  // k 1, a maximum, takes the wide 16-bit rows too (H100: 1-12 rows of 100003-151936 in
+  // 0.37-0.47 of the two launches' time; docs/design/data/topk-cluster-k1-h100.json).
+  if (vectors > (k == 1 ? kClusterMaxVectorsK1 : kClusterMaxVectors) ||
+      (element_size == 2 && vectors > 1 && k > 1 && k < kClusterMinKWide16Bit)) {
     return cudaSuccess;
   }
   // One block an SM (a block's 1024 threads take more than half its registers): beyond one
-  // wave of clusters, rows take them only from kClusterMinKSecondWave and while rows x blocks
-  // fit the SMs (the second waves measured: 16 rows of 7-8 blocks, 32 of 4).
+  // wave of clusters, rows take them only at k 1 or from kClusterMinKSecondWave, and while
+  // rows x blocks fit the SMs (the second waves measured: 16 rows of 7-8 blocks, 32 of 4).
   int sms = 0;
   if (const int error = current_device_sms(&sms); error != cudaSuccess) return error;
   const int resident = resident_clusters(static_cast<int>(blocks));
-  if (resident == 0 || (rows > resident && (rows * blocks > sms || k < kClusterMinKSecondWave))) {
+  if (resident == 0 || (rows > resident && (rows * blocks > sms || (k > 1 && k < kClusterMinKSecondWave)))) {
     return cudaSuccess;
   }
   // The sample holds about `expected` of the row's k largest (Poisson): a rank 3 standard
@@ -1082,6 +1168,13 @@ NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_topk_rows(int dtype, int largest, cons
                      ? launch_cluster_rows<T, kClusterMaxVectors, kDenseSamplePerThread>(args, rows, cluster.blocks,
                                                                                          cuda_stream)
                      : launch_cluster_rows<T, kClusterMaxVectors, kPerThread>(args, rows, cluster.blocks, cuda_stream);
+      }
+    }
+    if (k == 1 && largest != 0) {
+      int sms = 0;
+      if (const int error = current_device_sms(&sms); error != cudaSuccess) return error;
+      if (rows >= sms || width <= kArgExtremeMaxWidthFewRows) {
+        return native_ops_cuda_arg_extreme_rows(dtype, largest, in, values, indices, rows, width, stream);
       }
     }
     Split split;

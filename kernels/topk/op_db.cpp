@@ -131,6 +131,9 @@ std::vector<Sample> topk_samples(c10::Device device, c10::ScalarType dtype) {
   add(SampleClass::typical, {{3, 100003}, 256, -1, false, false, logits});
   add(SampleClass::typical, {{3, 50257}, 1, -1, true, true, logits});       // k 1 over rows a cluster takes
   add(SampleClass::typical, {{2, 128256}, 1, -1, false, true, Fill{}, 4});  // ties at the extreme: the first column
+  add(SampleClass::typical, {{16, 100003}, 1, -1, true, true, logits});     // k 1 over a second wave of clusters
+  add(SampleClass::typical, {{2, 200003}, 1, -1, true, true, logits});      // k 1 past the cluster's registers
+  add(SampleClass::typical, {{24, 262144}, 1, -1, true, true, logits});     // k 1 on few wide rows: two launches
   add(SampleClass::typical, {{64, 1000}, 50, 0, true, true, logits});       // not the last dimension: aten
   add(SampleClass::typical, {{16, 2000}, 300, -1, true, true, Fill{}, 4});  // few values: ties at the k-th
   add(SampleClass::typical, {{16, 2000}, 300, -1, false, false, Fill{}, 4});
@@ -155,6 +158,9 @@ std::vector<Sample> topk_samples(c10::Device device, c10::ScalarType dtype) {
   add(SampleClass::expanded, {{64, 512}, 10, -1, true, true, laid_out(Layout::expanded)});
   add(SampleClass::extreme_values, {{64, 1031}, 40, -1, true, true, samples::with_extremes(dtype)});
   add(SampleClass::extreme_values, {{64, 1031}, 40, -1, false, true, samples::with_extremes(dtype)});
+  // k 1 largest runs the arg-extreme kernel (NaN first), smallest topk's own (NaN last).
+  add(SampleClass::extreme_values, {{64, 1031}, 1, -1, true, true, samples::with_extremes(dtype)});
+  add(SampleClass::extreme_values, {{64, 1031}, 1, -1, false, true, samples::with_extremes(dtype)});
   add(SampleClass::extreme_values, {{1, 65536}, 128, -1, true, true, samples::with_extremes(dtype)});
   add(SampleClass::extreme_values, {{2, 65536}, 1, -1, true, true, samples::with_extremes(dtype)});
   add(SampleClass::extreme_values, {{2, 65536}, 1, -1, false, true, samples::with_extremes(dtype)});

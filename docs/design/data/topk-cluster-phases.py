@@ -57,7 +57,8 @@ def run(library):
     import torch
     torch.ops.load_library(library)
     for dtype in (torch.bfloat16, torch.float32):
-        for width, k in ((32000, 1), (32000, 50), (32000, 256), (50257, 256), (128256, 50), (65536, 128)):
+        # k 1 takes the maximum, which has none of these phases.
+        for width, k in ((32000, 50), (32000, 256), (50257, 256), (128256, 50), (65536, 128)):
             x = torch.empty(1, width, device="cuda", dtype=dtype).uniform_(-8, 8)
             for _ in range(3):
                 torch.topk(x, k)
