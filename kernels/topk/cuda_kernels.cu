@@ -802,7 +802,8 @@ __global__ void __launch_bounds__(kClusterThreads, 1) topk_cluster_rows(ClusterT
       for (int e = 0; e < kVec; ++e)
         best = max(best, candidate(ordered_key(x[j].v[e], a.largest), head + v * kVec + e));
     }
-    // Rows wider than the registers hold (k 1 only): the rest read here.
+    // Rows wider than the registers hold (k 1 only, launched with kClusterMaxVectors): the
+    // rest read here.
 #pragma unroll
     for (int j = VECTORS; j < (VECTORS == kClusterMaxVectors ? kClusterMaxVectorsK1 : VECTORS); ++j) {
       const int v = vector_index(j);
