@@ -154,9 +154,9 @@ TEST(CudaKernels, TopkDecodeRowsTakeAClusterWithoutWorkspace) {
   ASSERT_NE(kernels, nullptr) << dlerror();
   const auto workspace = reinterpret_cast<NativeOpsTopkWorkspaceFn>(dlsym(kernels, NATIVE_OPS_TOPK_WORKSPACE_SYMBOL));
   ASSERT_NE(workspace, nullptr);
-  const auto bytes = [&](int dtype, int64_t rows, int64_t width, int64_t k) {
+  const auto bytes = [&](int dtype, int64_t rows, int64_t width, int64_t k, int largest = 1) {
     int64_t result = -1;
-    EXPECT_EQ(workspace(dtype, rows, width, k, &result), 0) << rows << "x" << width << " k " << k;
+    EXPECT_EQ(workspace(dtype, largest, rows, width, k, &result), 0) << rows << "x" << width << " k " << k;
     return result;
   };
   const bool clusters = std::stoi(device->capability) >= 9;
@@ -176,6 +176,9 @@ TEST(CudaKernels, TopkDecodeRowsTakeAClusterWithoutWorkspace) {
   EXPECT_GT(bytes(kNativeOpsBFloat16, 16, 128256, 50), 0);
   EXPECT_EQ(bytes(kNativeOpsBFloat16, 2, 151936, 256) == 0, clusters);  // the denser sample
   EXPECT_EQ(bytes(kNativeOpsFloat32, 1, 128256, 32) == 0, clusters);
+  // k 1 largest past the cluster is the arg-extreme kernel's, smallest the split's.
+  EXPECT_EQ(bytes(kNativeOpsBFloat16, 64, 50257, 1), 0);
+  EXPECT_GT(bytes(kNativeOpsBFloat16, 64, 50257, 1, /*largest=*/0), 0);
 }
 
 // A training step's RMS norm and layer norm: autograd calls the routed backward with the

@@ -1,7 +1,10 @@
 // argmax, argmin, max.dim and min.dim over the last dimension on the GPU: each row is read
 // once, with 16-byte loads from its first vector boundary on (a scalar head and tail around
 // them, so any width and any start run vectorised), each thread keeping the best element
-// it has seen, then the threads' bests merged; one launch, a warp or a block a row.
+// it has seen, then the threads' bests merged; one launch, a warp, a block or (decode rows
+// over vocabularies) a cluster of blocks a row.
+#include <cooperative_groups.h>
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
@@ -107,39 +110,24 @@ __device__ __forceinline__ void write_result(const T* row, int64_t r, int64_t in
   if (values != nullptr) values[r] = row[index];  // the element itself: NaN payloads and -0.0 kept
 }
 
-// A warp a row (rows of up to a few thousand elements), kBlockThreads / 32 rows a block.
+// Thread `thread` of `threads`' share of a row: the scalar head, every threads-th vector
+// from its own on, and the scalar tail.
 template <class T, bool LARGEST>
-__global__ void __launch_bounds__(kBlockThreads)
-    warp_rows(const T* in, int64_t rows, int64_t width, T* values, int64_t* indices) {
+__device__ __forceinline__ void scan_row(Scan<LARGEST>& s, const T* row, int64_t width, int thread, int threads) {
   constexpr int VEC = 16 / sizeof(T);
-  const int64_t r = int64_t{blockIdx.x} * (kBlockThreads / 32) + threadIdx.x / 32;
-  if (r >= rows) return;
-  const int lane = threadIdx.x % 32;
-  const T* row = in + r * width;
   const RowLayout<T> layout(row, width);
-  Scan<LARGEST> s;
-  for (int64_t c = lane; c < layout.head; c += 32) s.see(to_float(row[c]), c);
-  scan_vectors<T, LARGEST>(s, row + layout.head, layout.head, 0, layout.vectors, lane, 32);
-  for (int64_t c = layout.head + layout.vectors * VEC + lane; c < width; c += 32) s.see(to_float(row[c]), c);
-  warp_merge(s);
-  if (lane == 0) write_result(row, r, s.index, values, indices);
+  for (int64_t c = thread; c < layout.head; c += threads) s.see(to_float(row[c]), c);
+  scan_vectors<T, LARGEST>(s, row + layout.head, layout.head, 0, layout.vectors, thread, threads);
+  for (int64_t c = layout.head + layout.vectors * VEC + thread; c < width; c += threads) s.see(to_float(row[c]), c);
 }
 
-// A block of THREADS a row.
-template <class T, bool LARGEST, int THREADS>
-__global__ void __launch_bounds__(THREADS) block_rows(const T* in, int64_t width, T* values, int64_t* indices) {
-  constexpr int VEC = 16 / sizeof(T);
-  const int64_t r = blockIdx.x;
-  const T* row = in + r * width;
-  const RowLayout<T> layout(row, width);
-  const int t = threadIdx.x;
-  Scan<LARGEST> s;
-  for (int64_t c = t; c < layout.head; c += THREADS) s.see(to_float(row[c]), c);
-  scan_vectors<T, LARGEST>(s, row + layout.head, layout.head, 0, layout.vectors, t, THREADS);
-  for (int64_t c = layout.head + layout.vectors * VEC + t; c < width; c += THREADS) s.see(to_float(row[c]), c);
-  warp_merge(s);
+// The block's best, in thread 0's s.
+template <bool LARGEST, int THREADS>
+__device__ __forceinline__ void block_merge(Scan<LARGEST>& s) {
   __shared__ float warp_values[THREADS / 32];
   __shared__ int64_t warp_indices[THREADS / 32];
+  const int t = static_cast<int>(threadIdx.x);
+  warp_merge(s);
   if (t % 32 == 0) {
     warp_values[t / 32] = s.value;
     warp_indices[t / 32] = s.index;
@@ -149,7 +137,93 @@ __global__ void __launch_bounds__(THREADS) block_rows(const T* in, int64_t width
   s = Scan<LARGEST>{};
   if (t < THREADS / 32) s.merge(warp_values[t], warp_indices[t]);
   warp_merge(s);
-  if (t == 0) write_result(row, r, s.index, values, indices);
+}
+
+// A warp a row (rows of up to a few thousand elements), kBlockThreads / 32 rows a block.
+template <class T, bool LARGEST>
+__global__ void __launch_bounds__(kBlockThreads)
+    warp_rows(const T* in, int64_t rows, int64_t width, T* values, int64_t* indices) {
+  const int64_t r = int64_t{blockIdx.x} * (kBlockThreads / 32) + threadIdx.x / 32;
+  if (r >= rows) return;
+  const int lane = threadIdx.x % 32;
+  const T* row = in + r * width;
+  Scan<LARGEST> s;
+  scan_row(s, row, width, lane, 32);
+  warp_merge(s);
+  if (lane == 0) write_result(row, r, s.index, values, indices);
+}
+
+// A block of THREADS a row.
+template <class T, bool LARGEST, int THREADS>
+__global__ void __launch_bounds__(THREADS) block_rows(const T* in, int64_t width, T* values, int64_t* indices) {
+  const int64_t r = blockIdx.x;
+  const T* row = in + r * width;
+  Scan<LARGEST> s;
+  scan_row(s, row, width, static_cast<int>(threadIdx.x), THREADS);
+  block_merge<LARGEST, THREADS>(s);
+  if (threadIdx.x == 0) write_result(row, r, s.index, values, indices);
+}
+
+constexpr int kClusterThreads = 1024;
+constexpr int kClusterMaxBlocks = 8;  // the portable cluster size
+
+// A cluster of blocks a row (decode rows over vocabularies, which one SM reads too slowly):
+// each block's best stored to a slot of the first block, which takes the best of them after
+// the cluster's sync.
+template <class T, bool LARGEST>
+__global__ void __launch_bounds__(kClusterThreads, 1)
+    cluster_rows(const T* in, int64_t width, T* values, int64_t* indices) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  namespace cg = cooperative_groups;
+  __shared__ float block_values[kClusterMaxBlocks];
+  __shared__ int64_t block_indices[kClusterMaxBlocks];
+  const cg::cluster_group cluster = cg::this_cluster();
+  const auto rank = static_cast<int>(cluster.block_rank());
+  const auto blocks = static_cast<int>(cluster.num_blocks());
+  cluster.barrier_arrive();  // waited for before the first block's slots are written
+  const int64_t r = blockIdx.x / blocks;
+  const T* row = in + r * width;
+  Scan<LARGEST> s;
+  scan_row(s, row, width, rank * kClusterThreads + static_cast<int>(threadIdx.x), blocks * kClusterThreads);
+  block_merge<LARGEST, kClusterThreads>(s);
+  cluster.barrier_wait();
+  if (threadIdx.x == 0) {
+    *cluster.map_shared_rank(&block_values[rank], 0) = s.value;
+    *cluster.map_shared_rank(&block_indices[rank], 0) = s.index;
+  }
+  cluster.sync();
+  if (rank != 0 || threadIdx.x >= 32) return;
+  Scan<LARGEST> best;
+  if (static_cast<int>(threadIdx.x) < blocks) best.merge(block_values[threadIdx.x], block_indices[threadIdx.x]);
+  warp_merge(best);
+  if (threadIdx.x == 0) write_result(row, r, best.index, values, indices);
+#else
+  __trap();
+#endif
+}
+
+// Rows at least this wide take a cluster a row where the rows fit one wave of clusters:
+// a block reads a row at about 10 elements/ns (its per-element work bounds it), so a
+// vocabulary row alone on one SM is slower than aten from about 131072 (see
+// docs/design/arg-extreme.md); a 1024-thread block a vector a thread at the least.
+// H100, CUDA graphs, torch.max(x, -1): 1-8 rows of 50257 in 0.73-0.88 of a block a row's
+// time, of 128256 0.45-0.49 (12.0-13.1 -> 5.7-6.1 us); 16 rows of 50257-262144 exceed one
+// wave of 7-8 block clusters there (docs/design/data/argmax-cluster-decode-h100.json).
+constexpr int64_t kClusterMinWidth = 32768;
+// At most this many rows (the most measured) take clusters.
+constexpr int64_t kClusterMaxRows = 8;
+
+// Launches cluster_rows where it applies, else returns -1.
+template <class T, bool LARGEST>
+int launch_cluster_rows(const T* in, T* values, int64_t* indices, int64_t rows, int64_t width, cudaStream_t stream) {
+  constexpr int kDeclined = -1;
+  constexpr int64_t kPerBlock = int64_t{kClusterThreads} * (16 / sizeof(T));
+  if (width < kClusterMinWidth || rows > kClusterMaxRows) return kDeclined;
+  const int blocks = static_cast<int>(std::min<int64_t>(kClusterMaxBlocks, (width + kPerBlock - 1) / kPerBlock));
+  const int resident = resident_clusters<cluster_rows<T, LARGEST>, kClusterThreads, kClusterMaxBlocks>(blocks);
+  if (resident == 0 || rows > resident) return kDeclined;
+  const ClusterLaunch launch(rows, blocks, kClusterThreads, stream);
+  return static_cast<int>(cudaLaunchKernelEx(&launch.config, cluster_rows<T, LARGEST>, in, width, values, indices));
 }
 
 // Rows up to this many vectors run a warp each when there are rows enough to fill the
@@ -163,6 +237,9 @@ constexpr int64_t kFewRows = 256;
 template <class T, bool LARGEST>
 int launch(const T* in, T* values, int64_t* indices, int64_t rows, int64_t width, cudaStream_t stream) {
   constexpr int VEC = 16 / sizeof(T);
+  if (const int error = launch_cluster_rows<T, LARGEST>(in, values, indices, rows, width, stream); error >= 0) {
+    return error;
+  }
   if (rows >= 1024 && width <= kWarpRowVectors * VEC) {
     const int64_t blocks = (rows + kBlockThreads / 32 - 1) / (kBlockThreads / 32);
     warp_rows<T, LARGEST>

@@ -125,6 +125,14 @@ std::vector<Sample> arg_extreme_samples(c10::Device device, c10::ScalarType dtyp
     late.select(1, 150001).fill_(nan);
     late.select(1, 190000).fill_(nan);
     add_tensor(SampleClass::extreme_values, late, -1, false, ", NaN late in wide rows");
+    // A cluster a row: NaN in the row's last blocks, a row of -inf and one of +inf (equal
+    // across the blocks: the first column wins).
+    at::Tensor decode = make({4, 100003});
+    decode.select(1, 70001).fill_(nan);
+    decode.select(1, 99001).fill_(nan);
+    decode.select(0, 1).fill_(-inf);
+    decode.select(0, 2).fill_(inf);
+    add_tensor(SampleClass::extreme_values, decode, -1, false, ", NaN late in decode rows");
   }
   return all;
 }

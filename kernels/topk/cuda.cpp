@@ -53,7 +53,7 @@ std::tuple<at::Tensor, at::Tensor> topk(const at::Tensor& self, c10::SymInt k, i
   static const auto topk_workspace = cuda::kernel<NativeOpsTopkWorkspaceFn>(NATIVE_OPS_TOPK_WORKSPACE_SYMBOL);
   static const auto topk_rows = cuda::kernel<NativeOpsTopkRowsFn>(NATIVE_OPS_TOPK_ROWS_SYMBOL);
   int64_t bytes = 0;
-  cuda::check(topk_workspace(dtype, rows, width, count, &bytes), "topk_workspace");
+  cuda::check(topk_workspace(dtype, largest ? 1 : 0, rows, width, count, &bytes), "topk_workspace");
   at::Tensor workspace;
   if (bytes > 0) workspace = at::empty({bytes}, self.options().dtype(at::kByte));
   cuda::check(

@@ -630,9 +630,9 @@ constexpr int64_t kClusterMinWidth = 8 * kClusterThreads * kPerThread;
 // k 1 largest is argmax with its value: the arg-extreme kernel (kernels/argmax) runs it where
 // no cluster does, a block a row, which on fewer rows than SMs takes a row's width on one SM
 // (H100, 32 rows: 151936 wide 0.71-0.88 of the two launches' time, 262144 1.03-1.31; 64-4096
-// rows of 32000-262144 0.35-0.93 of topk's own kernels' time;
-// docs/design/data/topk-k1-h100.json). Wider rows, fewer than the SMs, keep the two launches:
-// the geometric middle of 151936 and 262144.
+// rows of 32000-262144 0.35-0.93 of topk's own kernels' time, 64-8192 rows of 768-32000
+// 0.09-0.86; docs/design/data/topk-k1-h100.json, topk-k1-narrow-h100.json). Wider rows,
+// fewer than the SMs, keep the two launches: the geometric middle of 151936 and 262144.
 constexpr int64_t kArgExtremeMaxWidthFewRows = 199570;
 
 template <class T>
@@ -993,37 +993,6 @@ struct ClusterPlan {
   int sample_per_thread = 0;
   int sample_rank = 0;
 };
-// How many clusters of `blocks` blocks of topk_cluster_rows run at once on the current
-// device (none before sm_90; a GPU partition may hold too few SMs a GPC; a GPC holds whole
-// clusters only, so fewer than its SMs / blocks), asked once a device and size.
-int resident_clusters(int blocks) {
-  constexpr int kDevices = 64;
-  static std::atomic<int> known[kDevices][kClusterMaxBlocks + 1] = {};  // 0: not asked, else the count + 1
-  int device = 0;
-  if (cudaGetDevice(&device) != cudaSuccess || device >= kDevices) {
-    cudaGetLastError();
-    return 0;
-  }
-  std::atomic<int>& count = known[device][blocks];
-  if (const int answer = count.load(std::memory_order_relaxed); answer != 0) return answer - 1;
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(blocks));
-  config.blockDim = dim3(kClusterThreads);
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim = {static_cast<unsigned>(blocks), 1, 1};
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  int clusters = 0;
-  // Every instantiation takes 1024 threads, at most 64 registers and the same shared memory.
-  if (cudaOccupancyMaxActiveClusters(&clusters, topk_cluster_rows<float, 1, kPerThread>, &config) != cudaSuccess) {
-    cudaGetLastError();  // not sticky: the two-launch path runs instead
-    clusters = 0;
-  }
-  count.store(clusters + 1, std::memory_order_relaxed);
-  return clusters;
-}
-
 int plan_cluster(int64_t rows, int64_t width, int64_t k, int64_t element_size, ClusterPlan* plan) {
   *plan = ClusterPlan{};
   if (k > kClusterMaxK || width < kClusterMinWidth) return cudaSuccess;
@@ -1041,7 +1010,9 @@ int plan_cluster(int64_t rows, int64_t width, int64_t k, int64_t element_size, C
   // rows x blocks fit the SMs (the second waves measured: 16 rows of 7-8 blocks, 32 of 4).
   int sms = 0;
   if (const int error = current_device_sms(&sms); error != cudaSuccess) return error;
-  const int resident = resident_clusters(static_cast<int>(blocks));
+  // Every instantiation takes 1024 threads, at most 64 registers and the same shared memory.
+  const int resident = resident_clusters<topk_cluster_rows<float, 1, kPerThread>, kClusterThreads, kClusterMaxBlocks>(
+      static_cast<int>(blocks));
   if (resident == 0 || (rows > resident && (rows * blocks > sms || (k > 1 && k < kClusterMinKSecondWave)))) {
     return cudaSuccess;
   }
@@ -1071,18 +1042,8 @@ int plan_cluster(int64_t rows, int64_t width, int64_t k, int64_t element_size, C
 
 template <class T, int VECTORS, int SAMPLE_PER_THREAD>
 int launch_cluster_rows(const ClusterTopkArgs<T>& args, int64_t rows, int blocks, cudaStream_t stream) {
-  cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(rows * blocks));
-  config.blockDim = dim3(kClusterThreads);
-  config.stream = stream;
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeClusterDimension;
-  attribute.val.clusterDim.x = static_cast<unsigned>(blocks);
-  attribute.val.clusterDim.y = 1;
-  attribute.val.clusterDim.z = 1;
-  config.attrs = &attribute;
-  config.numAttrs = 1;
-  return static_cast<int>(cudaLaunchKernelEx(&config, topk_cluster_rows<T, VECTORS, SAMPLE_PER_THREAD>, args));
+  const ClusterLaunch launch(rows, blocks, kClusterThreads, stream);
+  return static_cast<int>(cudaLaunchKernelEx(&launch.config, topk_cluster_rows<T, VECTORS, SAMPLE_PER_THREAD>, args));
 }
 
 // Rows too few to fill the GPU a block a row are split into slices of a block each (at
@@ -1112,6 +1073,17 @@ int64_t split_bytes(int64_t rows, int64_t k, const Split& split) {
   return split.slices == 1 ? 0 : rows * split.slices * k * static_cast<int64_t>(sizeof(int64_t) + sizeof(T));
 }
 
+// Sets `taken` where the arg-extreme kernel runs k 1 largest: where no cluster does, and
+// not on fewer rows than SMs wider than kArgExtremeMaxWidthFewRows.
+int arg_extreme_takes(int64_t rows, int64_t width, int64_t k, int largest, bool* taken) {
+  *taken = false;
+  if (k != 1 || largest == 0) return cudaSuccess;
+  int sms = 0;
+  if (const int error = current_device_sms(&sms); error != cudaSuccess) return error;
+  *taken = rows >= sms || width <= kArgExtremeMaxWidthFewRows;
+  return cudaSuccess;
+}
+
 int check_arguments(int64_t rows, int64_t width, int64_t k) {
   if (k < 1 || k > NATIVE_OPS_TOPK_MAX_K || k > width || width >= (int64_t{1} << 31) || rows > 0x7fffffff) {
     return static_cast<int>(cudaErrorInvalidValue);
@@ -1122,7 +1094,7 @@ int check_arguments(int64_t rows, int64_t width, int64_t k) {
 }  // namespace
 }  // namespace native_ops::cuda
 
-NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_topk_workspace(int dtype, int64_t rows, int64_t width, int64_t k,
+NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_topk_workspace(int dtype, int largest, int64_t rows, int64_t width, int64_t k,
                                                          int64_t* bytes) {
   using namespace native_ops::cuda;
   *bytes = 0;
@@ -1132,6 +1104,11 @@ NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_topk_workspace(int dtype, int64_t rows
     ClusterPlan cluster;
     if (const int error = plan_cluster(rows, width, k, sizeof(T), &cluster); error != cudaSuccess) return error;
     if (cluster.blocks > 0) return static_cast<int>(cudaSuccess);
+    bool arg_extreme = false;
+    if (const int error = arg_extreme_takes(rows, width, k, largest, &arg_extreme);
+        error != cudaSuccess || arg_extreme) {
+      return error;
+    }
     Split split;
     const int error = plan_split(rows, width, k, &split);
     *bytes = split_bytes<T>(rows, k, split);
@@ -1171,13 +1148,9 @@ NATIVE_OPS_CUDA_ENTRY int native_ops_cuda_topk_rows(int dtype, int largest, cons
                      : launch_cluster_rows<T, kClusterMaxVectors, kPerThread>(args, rows, cluster.blocks, cuda_stream);
       }
     }
-    if (k == 1 && largest != 0) {
-      int sms = 0;
-      if (const int error = current_device_sms(&sms); error != cudaSuccess) return error;
-      if (rows >= sms || width <= kArgExtremeMaxWidthFewRows) {
-        return native_ops_cuda_arg_extreme_rows(dtype, largest, in, values, indices, rows, width, stream);
-      }
-    }
+    bool arg_extreme = false;
+    if (const int error = arg_extreme_takes(rows, width, k, largest, &arg_extreme); error != cudaSuccess) return error;
+    if (arg_extreme) return native_ops_cuda_arg_extreme_rows(dtype, largest, in, values, indices, rows, width, stream);
     Split split;
     if (const int error = plan_split(rows, width, k, &split); error != cudaSuccess) return error;
     if (split.slices == 1) {

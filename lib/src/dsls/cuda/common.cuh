@@ -84,4 +84,46 @@ inline int current_device_sms(int* sms) {
   return cudaSuccess;
 }
 
+/// The launch configuration of `clusters` clusters of `blocks` blocks of `threads` threads
+/// on `stream` (config points into it: neither copied nor moved).
+struct ClusterLaunch {
+  cudaLaunchConfig_t config{};
+  cudaLaunchAttribute attribute{};
+  ClusterLaunch(int64_t clusters, int blocks, int threads, cudaStream_t stream) {
+    config.gridDim = dim3(static_cast<unsigned>(clusters * blocks));
+    config.blockDim = dim3(static_cast<unsigned>(threads));
+    config.stream = stream;
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim = {static_cast<unsigned>(blocks), 1, 1};
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+  }
+  ClusterLaunch(const ClusterLaunch&) = delete;
+  ClusterLaunch& operator=(const ClusterLaunch&) = delete;
+};
+
+/// How many clusters of `blocks` blocks of kThreads threads of kKernel run at once on the
+/// current device (none before sm_90; a GPC holds whole clusters only, so fewer than its SMs
+/// / blocks), asked once a device and size; 0 where the runtime cannot say.
+template <auto kKernel, int kThreads, int kMaxBlocks>
+int resident_clusters(int blocks) {
+  constexpr int kDevices = 64;
+  static std::atomic<int> known[kDevices][kMaxBlocks + 1] = {};  // 0: not asked, else the count + 1
+  int device = 0;
+  if (blocks < 1 || blocks > kMaxBlocks || cudaGetDevice(&device) != cudaSuccess || device >= kDevices) {
+    cudaGetLastError();
+    return 0;
+  }
+  std::atomic<int>& count = known[device][blocks];
+  if (const int answer = count.load(std::memory_order_relaxed); answer != 0) return answer - 1;
+  const ClusterLaunch launch(1, blocks, kThreads, nullptr);
+  int clusters = 0;
+  if (cudaOccupancyMaxActiveClusters(&clusters, kKernel, &launch.config) != cudaSuccess) {
+    cudaGetLastError();  // not sticky: the caller's other kernels run instead
+    clusters = 0;
+  }
+  count.store(clusters + 1, std::memory_order_relaxed);
+  return clusters;
+}
+
 }  // namespace native_ops::cuda
