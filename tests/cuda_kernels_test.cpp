@@ -169,9 +169,10 @@ TEST(CudaKernels, TopkDecodeRowsTakeAClusterWithoutWorkspace) {
     EXPECT_EQ(bytes(dtype, 4096, 50257, 256), 0);
   }
   EXPECT_GT(bytes(kNativeOpsBFloat16, 1, 128256, 32), 0);
-  EXPECT_EQ(bytes(kNativeOpsBFloat16, 1, 128256, 1) == 0, clusters);   // k 1: a maximum, at every width
-  EXPECT_EQ(bytes(kNativeOpsBFloat16, 16, 128256, 1) == 0, clusters);  // k 1: a second wave
-  EXPECT_EQ(bytes(kNativeOpsFloat32, 1, 262144, 1) == 0, clusters);    // k 1: past the registers
+  // k 1 a maximum (smallest: largest may run argmax's kernel, with no workspace either way).
+  EXPECT_EQ(bytes(kNativeOpsBFloat16, 1, 128256, 1, /*largest=*/0) == 0, clusters);   // at every width
+  EXPECT_EQ(bytes(kNativeOpsBFloat16, 16, 128256, 1, /*largest=*/0) == 0, clusters);  // a second wave
+  EXPECT_EQ(bytes(kNativeOpsFloat32, 1, 262144, 1) == 0, clusters);                   // past the registers
   EXPECT_GT(bytes(kNativeOpsFloat32, 1, 262144, 50), 0);
   EXPECT_GT(bytes(kNativeOpsBFloat16, 16, 128256, 50), 0);
   EXPECT_EQ(bytes(kNativeOpsBFloat16, 2, 151936, 256) == 0, clusters);  // the denser sample
