@@ -84,6 +84,13 @@ inline int current_device_sms(int* sms) {
   return cudaSuccess;
 }
 
+/// Whether the current device runs the library's sm_90 code, asked once a device. The
+/// library holds sm_90 code and compute_80 PTX (dsl.cmake); a GPU that cannot run sm_90 code
+/// (a later architecture, or any with CUDA_FORCE_PTX_JIT=1) runs the PTX, where clusters,
+/// their barriers and bulk copies are compiled out, so its kernels must not take those paths.
+/// Defined in kernels_library.cu.
+bool runs_sm90_code();
+
 /// The launch configuration of `clusters` clusters of `blocks` blocks of `threads` threads
 /// on `stream` (config points into it: neither copied nor moved).
 struct ClusterLaunch {
@@ -103,8 +110,8 @@ struct ClusterLaunch {
 };
 
 /// How many clusters of `blocks` blocks of kThreads threads of kKernel run at once on the
-/// current device (none before sm_90; a GPC holds whole clusters only, so fewer than its SMs
-/// / blocks), asked once a device and size; 0 where the runtime cannot say.
+/// current device (none where it does not run sm_90 code; a GPC holds whole clusters only, so
+/// fewer than its SMs / blocks), asked once a device and size; 0 where the runtime cannot say.
 template <auto kKernel, int kThreads, int kMaxBlocks>
 int resident_clusters(int blocks) {
   constexpr int kDevices = 64;
@@ -118,7 +125,7 @@ int resident_clusters(int blocks) {
   if (const int answer = count.load(std::memory_order_relaxed); answer != 0) return answer - 1;
   const ClusterLaunch launch(1, blocks, kThreads, nullptr);
   int clusters = 0;
-  if (cudaOccupancyMaxActiveClusters(&clusters, kKernel, &launch.config) != cudaSuccess) {
+  if (runs_sm90_code() && cudaOccupancyMaxActiveClusters(&clusters, kKernel, &launch.config) != cudaSuccess) {
     cudaGetLastError();  // not sticky: the caller's other kernels run instead
     clusters = 0;
   }

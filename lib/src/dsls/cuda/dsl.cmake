@@ -6,7 +6,8 @@ target_sources(native_ops_runtime_objects PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/kernels_library.cpp)
 
 # SASS for sm_90 (the H200) and PTX for compute_80, which the driver compiles for any other
-# GPU from Ampere on. It shares libtorch's CUDA runtime (libcudart.so, already loaded when
+# GPU from Ampere on; there the kernels take none of their sm_90 paths (runs_sm90_code() in
+# common.cuh). It shares libtorch's CUDA runtime (libcudart.so, already loaded when
 # a CUDA tensor exists) and exports only its entry points (abi.h).
 if(NATIVE_OPS_CUDA)
   add_library(native_ops_cuda_kernels SHARED ${CMAKE_CURRENT_LIST_DIR}/kernels_library.cu)

@@ -229,7 +229,7 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
   // vectors, each rung's geometry divided among the operands (RowGeometry::for_operands).
   const int64_t vectors = row_span_vectors<VEC, SHIFTED>(width) * kOperands;
   constexpr int kDeclined = -1;  // a persistent grid would leave its groups too few rows
-  int device = 0, major = 0;
+  int device = 0;
   auto launch = [&](auto holder, auto geometry, int64_t blocks) {
     using Geometry = typename decltype(geometry)::template for_operands<kOperands>;
     constexpr Holder kHolder = decltype(holder)::value;
@@ -311,22 +311,19 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
   if (vectors <= 128 * 8) return launch(Block{}, RowGeometry<128, 8>{}, rows);
   if (vectors <= 256 * 8) return launch(Block{}, RowGeometry<256, 8>{}, rows);
   if (vectors <= 512 * 8) return launch(Block{}, RowGeometry<512, 8>{}, rows);
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
-    return static_cast<int>(cudaGetLastError());
-  }
+  if (cudaGetDevice(&device) != cudaSuccess) return static_cast<int>(cudaGetLastError());
+  const bool sm90 = runs_sm90_code();
   if constexpr (VEC * sizeof(T) == 16 && Op::kColumnOperands > 0 && !SHIFTED) {
     // Persistent clusters keep their slice of the column operands for all their rows (layer norm).
     using Persistent = RowGeometry<128, 64 / VEC, 0, 8, 0, 2>;
-    if (major >= 9 && reuse == ColumnReuse::persistent && claims != nullptr &&
-        vectors == 8 * Persistent::slice_vectors) {
+    if (sm90 && reuse == ColumnReuse::persistent && claims != nullptr && vectors == 8 * Persistent::slice_vectors) {
       const int status = launch(Streamed{}, Persistent{}, 0);
       if (status != kDeclined) return status;
     }
   }
   // Wider rows over a cluster of 8 blocks (sm_90), each holding its slice in registers.
   if constexpr (VEC * sizeof(T) == 16) {
-    if (major >= 9) {
+    if (sm90) {
       if constexpr (sizeof(T) == 4) {
         if (vectors <= 8 * 128 * 8) return launch(Cluster{}, RowGeometry<128, 8, 0, 8>{}, rows * 8);
         if (vectors <= 8 * 256 * 8) return launch(Cluster{}, RowGeometry<256, 8, 0, 8, 3>{}, rows * 8);
@@ -354,9 +351,9 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
       }
     }
   }
-  // Before sm_90 (no clusters), and rows of single elements (VEC 1): the largest block.
+  // Without sm_90 code (no clusters), and rows of single elements (VEC 1): the largest block.
   if (vectors <= 1024 * 8) return launch(Block{}, RowGeometry<1024, 8>{}, rows);
-  if (major >= 9 && vectors <= 8 * 256 * 8) return launch(Cluster{}, RowGeometry<256, 8, 0, 8>{}, rows * 8);
+  if (sm90 && vectors <= 8 * 256 * 8) return launch(Cluster{}, RowGeometry<256, 8, 0, 8>{}, rows * 8);
   // Rows no holder fits: each pass reads the row again (mostly from L2), four vectors a
   // thread at a time where fewer rows than SMs leave memory parallelism to spare (with
   // more rows, one at a time ran faster).
