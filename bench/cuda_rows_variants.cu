@@ -1,8 +1,9 @@
 // How the row kernels (lib/src/dsls/cuda/rows.cuh) should hold a row, measured: for softmax,
 // layer norm and RMS norm at the baseline shapes, the holder launch_rows() picks against
 // a row in one 1024-thread block's registers and a row re-read from memory, on constant
-// inputs, CUDA events, medians of 40 after 5 warm-ups; plus the copy bandwidth and what
-// cudaMemset reaches (the write-only floor of outputs such as bmm's outer product).
+// inputs, CUDA events, medians of 40 after 5 warm-ups; plus the copy bandwidth, what
+// cudaMemset reaches (the write-only floor of outputs such as bmm's outer product) and
+// softmax over odd widths held shifted.
 // Run on the GPU machine: build/bench/cuda_rows_variants. docs/BENCHMARKS.md has results.
 // It includes the kernels' sources, to reach their internal templates.
 #include <algorithm>
@@ -80,6 +81,33 @@ void shape(const char* name, int64_t rows, int64_t width, void* in, void* out, v
   row("rms", rn, column_reuse(false, w, nullptr));
 }
 
+// Rows held shifted (odd widths) against aligned rows of the same span (4097 and 4104 both
+// span 513 vectors and take the same rung), and the shifted kernel on aligned rows (lo 0) and
+// on rows all one element past a boundary (lo 1): what the shifted holder costs by itself,
+// and what rows starting at every offset add (docs/design/cuda-rows.md, "Odd widths").
+void odd_widths(void* in, void* out) {
+  using T = __nv_bfloat16;
+  constexpr int V = 8;
+  for (const int64_t rows : {2048, 8192, 32768}) {
+    auto row = [&](const char* what, int64_t width, int offset, auto shifted) {
+      constexpr bool kShifted = decltype(shifted)::value;
+      SoftmaxRows<T, V> op{static_cast<const T*>(in) + offset, static_cast<T*>(out) + offset, width, false};
+      const float us = median_us([&] { CHECK((cudaError_t)(launch_rows<V, kShifted>)(op, rows, width, 0)); });
+      const double floor_us = 2.0 * rows * width * sizeof(T) / copy_gbps / 1e3;
+      printf("softmax  bf16  [%6ld,%5ld] %-30s %7.1f us (%3.0f%% of the floor)\n", rows, width, what, us,
+             100 * floor_us / us);
+    };
+    row("aligned", 4104, 0, std::false_type{});
+    row("shifted holder, aligned rows", 4104, 0, std::true_type{});
+    row("shifted holder, every row lo 1", 4104, 1, std::true_type{});
+    row("shifted holder", 4097, 0, std::true_type{});
+    SoftmaxRows<T, 1> element{static_cast<const T*>(in), static_cast<T*>(out), 4097, false};
+    const float us = median_us([&] { CHECK((cudaError_t)launch_rows<1>(element, rows, 4097, 0)); });
+    printf("softmax  bf16  [%6ld, 4097] %-30s %7.1f us (%3.0f%% of the floor)\n", rows, "an element a thread", us,
+           100 * (2.0 * rows * 4097 * sizeof(T) / copy_gbps / 1e3) / us);
+  }
+}
+
 int main() {
   size_t big = size_t(1) << 30;
   void *in, *out, *w, *b;
@@ -107,4 +135,5 @@ int main() {
     shape<__half>("f16", rows, width, in, out, w, b, m, r);
     shape<float>("f32", rows, width, in, out, w, b, m, r);
   }
+  odd_widths(in, out);
 }
