@@ -89,22 +89,21 @@ void odd_widths(void* in, void* out) {
   using T = __nv_bfloat16;
   constexpr int V = 8;
   for (const int64_t rows : {2048, 8192, 32768}) {
-    auto row = [&](const char* what, int64_t width, int offset, auto shifted) {
+    auto row = [&](const char* what, int64_t width, int offset, auto vec, auto shifted) {
+      constexpr int kVec = decltype(vec)::value;
       constexpr bool kShifted = decltype(shifted)::value;
-      SoftmaxRows<T, V> op{static_cast<const T*>(in) + offset, static_cast<T*>(out) + offset, width, false};
-      const float us = median_us([&] { CHECK((cudaError_t)(launch_rows<V, kShifted>)(op, rows, width, 0)); });
+      SoftmaxRows<T, kVec> op{static_cast<const T*>(in) + offset, static_cast<T*>(out) + offset, width, false};
+      const float us = median_us([&] { CHECK((cudaError_t)(launch_rows<kVec, kShifted>)(op, rows, width, 0)); });
       const double floor_us = 2.0 * rows * width * sizeof(T) / copy_gbps / 1e3;
       printf("softmax  bf16  [%6ld,%5ld] %-30s %7.1f us (%3.0f%% of the floor)\n", rows, width, what, us,
              100 * floor_us / us);
     };
-    row("aligned", 4104, 0, std::false_type{});
-    row("shifted holder, aligned rows", 4104, 0, std::true_type{});
-    row("shifted holder, every row lo 1", 4104, 1, std::true_type{});
-    row("shifted holder", 4097, 0, std::true_type{});
-    SoftmaxRows<T, 1> element{static_cast<const T*>(in), static_cast<T*>(out), 4097, false};
-    const float us = median_us([&] { CHECK((cudaError_t)launch_rows<1>(element, rows, 4097, 0)); });
-    printf("softmax  bf16  [%6ld, 4097] %-30s %7.1f us (%3.0f%% of the floor)\n", rows, "an element a thread", us,
-           100 * (2.0 * rows * 4097 * sizeof(T) / copy_gbps / 1e3) / us);
+    using Vector = std::integral_constant<int, V>;
+    row("aligned", 4104, 0, Vector{}, std::false_type{});
+    row("shifted holder, aligned rows", 4104, 0, Vector{}, std::true_type{});
+    row("shifted holder, every row lo 1", 4104, 1, Vector{}, std::true_type{});
+    row("shifted holder", 4097, 0, Vector{}, std::true_type{});
+    row("an element a thread", 4097, 0, std::integral_constant<int, 1>{}, std::false_type{});
   }
 }
 
