@@ -15,7 +15,6 @@
 // grad_in alone, then tiles of a chunk of rows by 32 vectors of columns read grad_out and
 // the input again, one partial row a chunk.
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 
 #include "cuda_abi.h"
@@ -343,25 +342,21 @@ int plan_columns(int64_t rows, int64_t width, int element_bytes, bool centered, 
 // runtime once a device (asked on every call, the launch-bound shapes lost microseconds to it).
 template <class T, int VEC, int THREADS, int ROW_THREADS, bool CENTERED, bool COLUMNS>
 int blocks_for(int64_t rows, int* blocks) {
-  constexpr int kDevices = 64;
-  static std::atomic<int> known[kDevices] = {};
-  int device = 0;
-  cudaError_t error = cudaGetDevice(&device);
-  if (error != cudaSuccess) return static_cast<int>(error);
-  int resident = device < kDevices ? known[device].load(std::memory_order_relaxed) : 0;
-  if (resident == 0) {
+  static DeviceAnswers<> answers;
+  int resident = 0;
+  const int error = answers.get(0, &resident, [](int, int* count) {
     constexpr int kSharedBytes = kColumnSumsBytes<T, VEC, THREADS, CENTERED, COLUMNS>;
     auto* kernel = &norm_backward_rows<T, VEC, THREADS, ROW_THREADS, CENTERED, COLUMNS>;
     int sms = 0, per_sm = 0;
-    error = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes);
-    if (error == cudaSuccess) error = static_cast<cudaError_t>(current_device_sms(&sms));
-    if (error == cudaSuccess) {
-      error = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, kSharedBytes);
+    cudaError_t status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes);
+    if (status == cudaSuccess) status = static_cast<cudaError_t>(current_device_sms(&sms));
+    if (status == cudaSuccess) {
+      status = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, THREADS, kSharedBytes);
     }
-    if (error != cudaSuccess) return static_cast<int>(error);
-    resident = per_sm * sms;
-    if (device < kDevices) known[device].store(resident, std::memory_order_relaxed);
-  }
+    *count = per_sm * sms;
+    return static_cast<int>(status);
+  });
+  if (error != cudaSuccess) return error;
   constexpr int kGroups = THREADS / ROW_THREADS;
   const int64_t needed = (rows + kGroups - 1) / kGroups;
   *blocks = static_cast<int>(std::max<int64_t>(1, std::min<int64_t>(needed, resident)));

@@ -68,20 +68,44 @@ int dispatch_dtype(int dtype, Launch&& launch) {
   }
 }
 
+/// Answers about a device that never change (its SM count, how many blocks or clusters of a
+/// kernel fit at once), asked of the runtime the first time and kept, a relaxed atomic a
+/// device and key: launches read them without a lock (two threads asking at once both ask,
+/// alike). Devices past the first 64 are asked every time.
+template <int kKeys = 1>
+class DeviceAnswers {
+ public:
+  /// Sets `answer` (>= 0) for the current device and `key` (0 to kKeys - 1): kept, or
+  /// `ask(device, answer)`'s, which returns a cudaError_t. Returns a cudaError_t; after an
+  /// error nothing is kept.
+  template <class Ask>
+  int get(int key, int* answer, Ask&& ask) {
+    int device = 0;
+    if (const cudaError_t error = cudaGetDevice(&device); error != cudaSuccess) return static_cast<int>(error);
+    std::atomic<int>* kept = device < kDevices ? &known_[device][key] : nullptr;
+    if (kept != nullptr) {
+      if (const int known = kept->load(std::memory_order_relaxed); known != 0) {
+        *answer = known - 1;
+        return cudaSuccess;
+      }
+    }
+    if (const int error = ask(device, answer); error != cudaSuccess) return error;
+    if (kept != nullptr) kept->store(*answer + 1, std::memory_order_relaxed);
+    return cudaSuccess;
+  }
+
+ private:
+  static constexpr int kDevices = 64;
+  std::atomic<int> known_[kDevices][kKeys] = {};  // 0: not asked, else the answer + 1
+};
+
 /// The SMs of the current device into `sms`, asked of the runtime once a device; returns a
 /// cudaError_t.
 inline int current_device_sms(int* sms) {
-  constexpr int kDevices = 64;
-  static std::atomic<int> known[kDevices] = {};
-  int device = 0;
-  cudaError_t error = cudaGetDevice(&device);
-  if (error != cudaSuccess) return static_cast<int>(error);
-  *sms = device < kDevices ? known[device].load(std::memory_order_relaxed) : 0;
-  if (*sms != 0) return cudaSuccess;
-  error = cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, device);
-  if (error != cudaSuccess) return static_cast<int>(error);
-  if (device < kDevices) known[device].store(*sms, std::memory_order_relaxed);
-  return cudaSuccess;
+  static DeviceAnswers<> answers;
+  return answers.get(0, sms, [](int device, int* count) {
+    return static_cast<int>(cudaDeviceGetAttribute(count, cudaDevAttrMultiProcessorCount, device));
+  });
 }
 
 /// Whether the current device runs the library's sm_90 code, asked once a device. The
@@ -114,22 +138,22 @@ struct ClusterLaunch {
 /// fewer than its SMs / blocks), asked once a device and size; 0 where the runtime cannot say.
 template <auto kKernel, int kThreads, int kMaxBlocks>
 int resident_clusters(int blocks) {
-  constexpr int kDevices = 64;
-  static std::atomic<int> known[kDevices][kMaxBlocks + 1] = {};  // 0: not asked, else the count + 1
-  int device = 0;
-  if (blocks < 1 || blocks > kMaxBlocks || cudaGetDevice(&device) != cudaSuccess || device >= kDevices) {
+  static DeviceAnswers<kMaxBlocks + 1> answers;  // a key a cluster size
+  int clusters = 0;
+  if (blocks < 1 || blocks > kMaxBlocks) return 0;
+  const int error = answers.get(blocks, &clusters, [&](int, int* count) {
+    const ClusterLaunch launch(1, blocks, kThreads, nullptr);
+    *count = 0;
+    if (runs_sm90_code() && cudaOccupancyMaxActiveClusters(count, kKernel, &launch.config) != cudaSuccess) {
+      cudaGetLastError();  // not sticky: the caller's other kernels run instead
+      *count = 0;
+    }
+    return static_cast<int>(cudaSuccess);
+  });
+  if (error != cudaSuccess) {
     cudaGetLastError();
     return 0;
   }
-  std::atomic<int>& count = known[device][blocks];
-  if (const int answer = count.load(std::memory_order_relaxed); answer != 0) return answer - 1;
-  const ClusterLaunch launch(1, blocks, kThreads, nullptr);
-  int clusters = 0;
-  if (runs_sm90_code() && cudaOccupancyMaxActiveClusters(&clusters, kKernel, &launch.config) != cudaSuccess) {
-    cudaGetLastError();  // not sticky: the caller's other kernels run instead
-    clusters = 0;
-  }
-  count.store(clusters + 1, std::memory_order_relaxed);
   return clusters;
 }
 

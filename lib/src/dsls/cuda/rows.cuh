@@ -186,9 +186,6 @@ enum class ColumnReuse {
   persistent,  // persistent cluster blocks keep their slice of the operands for all their rows
 };
 
-/// The devices whose occupancy launch_rows() remembers (others ask at every launch).
-constexpr int kMaxDevices = 64;
-
 /// A tag for a launch's RowClaims: the process's launch count through splitmix64's
 /// finalizer, a bijection, so no two launches share a tag, and tags look random: the
 /// memory under a RowClaims may hold anything before (small integers of an index tensor
@@ -229,7 +226,6 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
   // vectors, each rung's geometry divided among the operands (RowGeometry::for_operands).
   const int64_t vectors = row_span_vectors<VEC, SHIFTED>(width) * kOperands;
   constexpr int kDeclined = -1;  // a persistent grid would leave its groups too few rows
-  int device = 0;
   auto launch = [&](auto holder, auto geometry, int64_t blocks) {
     using Geometry = typename decltype(geometry)::template for_operands<kOperands>;
     constexpr Holder kHolder = decltype(holder)::value;
@@ -265,16 +261,15 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
     config.numAttrs = kCluster > 1 ? 1 : 0;
     if constexpr (kHolder == Holder::streamed) {
       // As many clusters as fit at once, asked once a device; declined below 8 rows a group.
-      static std::atomic<int> resident_clusters[kMaxDevices];  // 0: not asked yet
-      const bool cached = device < kMaxDevices;
-      int clusters = cached ? resident_clusters[device].load(std::memory_order_relaxed) : 0;
-      if (clusters == 0) {
+      static DeviceAnswers<> resident;
+      int clusters = 0;
+      const int error = resident.get(0, &clusters, [&](int, int* count) {
         config.gridDim = dim3(kCluster);
-        if (cudaOccupancyMaxActiveClusters(&clusters, kernel, &config) != cudaSuccess) {
-          cudaGetLastError();  // not sticky: the other holders run instead
-          return kDeclined;
-        }
-        if (cached) resident_clusters[device].store(clusters, std::memory_order_relaxed);
+        return static_cast<int>(cudaOccupancyMaxActiveClusters(count, kernel, &config));
+      });
+      if (error != cudaSuccess) {
+        cudaGetLastError();  // not sticky: the other holders run instead
+        return kDeclined;
       }
       if (clusters == 0 || rows < int64_t{8} * clusters * Geometry::rows_per_block) return kDeclined;
       config.gridDim = dim3(static_cast<unsigned>(clusters * kCluster));
@@ -311,7 +306,6 @@ int launch_rows(const Op& op, int64_t rows, int64_t width, cudaStream_t stream,
   if (vectors <= 128 * 8) return launch(Block{}, RowGeometry<128, 8>{}, rows);
   if (vectors <= 256 * 8) return launch(Block{}, RowGeometry<256, 8>{}, rows);
   if (vectors <= 512 * 8) return launch(Block{}, RowGeometry<512, 8>{}, rows);
-  if (cudaGetDevice(&device) != cudaSuccess) return static_cast<int>(cudaGetLastError());
   const bool sm90 = runs_sm90_code();
   if constexpr (VEC * sizeof(T) == 16 && Op::kColumnOperands > 0 && !SHIFTED) {
     // Persistent clusters keep their slice of the column operands for all their rows (layer norm).
