@@ -4,8 +4,8 @@
 // rows held shifted, an element a thread) and each of argmax's and topk's plans. ctest runs
 // it twice: as built, and with CUDA_FORCE_PTX_JIT=1, where the driver compiles the library's
 // compute_80 PTX, as on a GPU its sm_90 code does not run on; there the kernels must take none
-// of their sm_90 paths (runs_sm90_code(), dsls/cuda/common.cuh). PyTorch's own kernels carry
-// no PTX, so only a test without them checks that path.
+// of their sm_90 paths (runs_sm90_code(), dsls/cuda/common.cuh). PyTorch's own kernels stop
+// under it ("no kernel image is available"), so only a test without them checks that path.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
