@@ -15,8 +15,10 @@ namespace native_ops::cuda {
 /// column operands (a norm's weight, `columns_16_bit`): its shifted loads cost about what
 /// the row's wide loads save (0.70-0.84x at 2049 and 8191 wide, 1.0-1.5x at 4097 and
 /// 11009, 0.75-1.05x at 50257 from 256 rows, where the shifted cluster blocks spill).
+/// Rows of 2^31 elements or more stay an element a thread: the shifted holders count a row's
+/// columns in 32 bits.
 constexpr bool hold_shifted(int64_t rows, int64_t width, bool columns_16_bit = false) {
-  if (columns_16_bit) return false;
+  if (columns_16_bit || width >= (int64_t{1} << 31)) return false;
   return width > 8192 || (rows >= 1024 && width >= 1024 && rows * width >= (int64_t{1} << 21));
 }
 

@@ -13,6 +13,14 @@ namespace native_ops::cuda {
 /// boundary before the row, whose own columns are then [lo, end) (lo < VEC). A holder
 /// passes on only the row's elements of its edge vectors and writes only those; the op's
 /// column operands, not shifted, are read an element at a time (load_column()).
+/// Whether element k of the vector at column c is the row's [lo, end), in 32 bits (rows held
+/// shifted are narrower than 2^31, hold_shifted()): its column less lo, unsigned (a column
+/// below lo wraps), against the row's width. Four 64-bit compares an element stood on the
+/// path the rest of the block waits for at its next barrier.
+__device__ __forceinline__ bool row_element(int64_t c, int k, int lo, int64_t end) {
+  return static_cast<uint32_t>(c - lo) + k < static_cast<uint32_t>(end - lo);
+}
+
 /// Calls f(x) for each element of v (at column c) that is the row's, x as float; with a
 /// paired row's vector p at the same columns, f(x, p) (RowPair).
 template <bool SHIFTED, class T, int VEC, class F, class... Paired>
@@ -22,7 +30,7 @@ __device__ __forceinline__ void for_each_element(const Vec<T, VEC>& v, int64_t c
     if (c < lo || c + VEC > end) {
 #pragma unroll
       for (int k = 0; k < VEC; ++k) {
-        if (c + k >= lo && c + k < end) f(to_float(v.v[k]), to_float(p.v[k])...);
+        if (row_element(c, k, lo, end)) f(to_float(v.v[k]), to_float(p.v[k])...);
       }
       return;
     }
@@ -50,7 +58,7 @@ __device__ __forceinline__ void store_vector(T* y, int64_t c, const Vec<T, VEC>&
     if (c < lo || c + VEC > end) {
 #pragma unroll
       for (int k = 0; k < VEC; ++k) {
-        if (c + k >= lo && c + k < end) at[k] = out.v[k];
+        if (row_element(c, k, lo, end)) at[k] = out.v[k];
       }
       return;
     }
