@@ -64,14 +64,21 @@ struct row_operands : std::integral_constant<int, 1> {};
 template <class Op>
 struct row_operands<Op, std::void_t<decltype(Op::kRowOperands)>> : std::integral_constant<int, Op::kRowOperands> {};
 
+/// Whether an op's rows held shifted take their partial vectors' columns one to a thread
+/// (RegisterRow's SCALAR_EDGES): its `kScalarEdges`, or false.
+template <class Op, class = void>
+struct scalar_edges : std::false_type {};
+template <class Op>
+struct scalar_edges<Op, std::void_t<decltype(Op::kScalarEdges)>> : std::bool_constant<Op::kScalarEdges> {};
+
 /// What a cluster block of Geometry holds of a row: its slice, in registers and shared
 /// memory, or, for blocks of several rows, in registers beside the shared column operands.
 template <class Op, int VEC, class Geometry, bool FULL, bool SHIFTED = false>
-using ClusterSlice = std::conditional_t<
-    Geometry::rows_per_block == 1,
-    SplitRow<typename Op::Element, VEC, Geometry::threads, Geometry::near, Geometry::far, FULL, SHIFTED>,
-    SharedColumnsRow<typename Op::Element, VEC, Geometry::threads, Geometry::near, Geometry::rows_per_block,
-                     Op::kColumnOperands, FULL>>;
+using ClusterSlice = std::conditional_t<Geometry::rows_per_block == 1,
+                                        SplitRow<typename Op::Element, VEC, Geometry::threads, Geometry::near,
+                                                 Geometry::far, FULL, SHIFTED, scalar_edges<Op>::value>,
+                                        SharedColumnsRow<typename Op::Element, VEC, Geometry::threads, Geometry::near,
+                                                         Geometry::rows_per_block, Op::kColumnOperands, FULL>>;
 
 /// The most vectors a row of `width` elements spans: SHIFTED, it may start VEC - 1
 /// elements past a vector boundary.
@@ -94,6 +101,7 @@ __global__ void __launch_bounds__(Geometry::threads* Geometry::rows_per_block, G
   using T = typename Op::Element;
   constexpr int THREADS = Geometry::threads, NEAR = Geometry::near, CLUSTER = Geometry::cluster;
   constexpr int OPERANDS = row_operands<Op>::value;
+  constexpr bool kScalarEdges = scalar_edges<Op>::value;
   static_assert(OPERANDS == 1 || OPERANDS == 2, "a row, or a row and its paired row");
   // Where a row's columns are: from its first element [0, width), or, SHIFTED, from the
   // vector boundary before it [lo, lo + width); `paired`: the same columns of op.paired
@@ -126,7 +134,8 @@ __global__ void __launch_bounds__(Geometry::threads* Geometry::rows_per_block, G
     if (row >= rows) return;  // whole warps only: no block-wide barrier follows
     const int t = threadIdx.x % 32;
     const Start s = start(row);
-    op(hold(s, [&](const T* x, int) { return RegisterRow<T, VEC, 32, NEAR, false, SHIFTED>(x, t, 0, s.end, s.lo); }),
+    op(hold(s, [&](const T* x,
+                   int) { return RegisterRow<T, VEC, 32, NEAR, false, SHIFTED, kScalarEdges>(x, t, 0, s.end, s.lo); }),
        row, t, RowReduce<THREADS, true>{});
   } else if constexpr (HOLDER == Holder::cluster) {
     constexpr int ROWS = Geometry::rows_per_block;
@@ -172,8 +181,10 @@ __global__ void __launch_bounds__(Geometry::threads* Geometry::rows_per_block, G
   } else {
     const int64_t row = blockIdx.x;
     const Start s = start(row);
-    op(hold(s, [&](const T* x,
-                   int) { return RegisterRow<T, VEC, THREADS, NEAR, false, SHIFTED>(x, threadIdx.x, 0, s.end, s.lo); }),
+    op(hold(s,
+            [&](const T* x, int) {
+              return RegisterRow<T, VEC, THREADS, NEAR, false, SHIFTED, kScalarEdges>(x, threadIdx.x, 0, s.end, s.lo);
+            }),
        row, static_cast<int>(threadIdx.x), RowReduce<THREADS, false>{});
   }
 }

@@ -11,12 +11,15 @@ namespace native_ops::cuda {
 /// Rows that start off a vector boundary (a width that is not a multiple of VEC) may be
 /// held SHIFTED: as the aligned vectors that cover them, columns counted from the vector
 /// boundary before the row, whose own columns are then [lo, end) (lo < VEC). A holder
-/// passes on only the row's elements of its edge vectors and writes only those; the op's
-/// column operands, not shifted, are read an element at a time (load_column()).
+/// passes on only the row's elements and writes only those: it tests each element of a
+/// partial vector (row_element()), or, RegisterRow with SCALAR_EDGES, holds the columns of
+/// the partial vectors one to a thread. The op's column operands, not shifted, are read as
+/// two aligned vectors shifted into place, an element at a time at the row's edges
+/// (load_column()).
+
 /// Whether element k of the vector at column c is the row's [lo, end), in 32 bits (rows held
 /// shifted are narrower than 2^31, hold_shifted()): its column less lo, unsigned (a column
-/// below lo wraps), against the row's width. Four 64-bit compares an element stood on the
-/// path the rest of the block waits for at its next barrier.
+/// below lo wraps), against the row's width.
 __device__ __forceinline__ bool row_element(int64_t c, int k, int lo, int64_t end) {
   return static_cast<uint32_t>(c - lo) + k < static_cast<uint32_t>(end - lo);
 }
@@ -74,6 +77,28 @@ __device__ __forceinline__ void store_vector(T* y, int64_t c, const Vec<T, VEC>&
   }
 }
 
+/// Writes the one element x at column c (SHIFTED, as store_vector's columns) through g, as
+/// element c % VEC of the vector that covers it: g gets that vector's row column (its column
+/// operands read as at an edge vector, load_column()), the other elements zero.
+template <int VEC, class T, class G, class... Paired>
+__device__ __forceinline__ void store_element(T* y, int64_t c, T x, G& g, int lo, const Paired&... p) {
+  const int k = static_cast<int>(c % VEC);
+  auto widen = [&](T value) {
+    Vec<T, VEC> w;
+#pragma unroll
+    for (int e = 0; e < VEC; ++e) w.v[e] = e == k ? value : from_float<T>(0.f);
+    return w;
+  };
+  float vals[VEC];
+#pragma unroll
+  for (int e = 0; e < VEC; ++e) vals[e] = e == k ? to_float(x) : 0.f;
+  g(c - k - lo, vals, widen(p)...);
+  float out = 0.f;
+#pragma unroll
+  for (int e = 0; e < VEC; ++e) out = e == k ? vals[e] : out;
+  y[c - lo] = from_float<T>(out);
+}
+
 /// The 32-bit shared-memory address of p (a pointer into the block's shared memory), as
 /// the asm below takes it.
 __device__ __forceinline__ uint32_t shared_address(const void* p) {
@@ -91,9 +116,17 @@ __device__ __forceinline__ uint32_t shared_address(const void* p) {
 /// A RegisterRow holds the columns [begin, end) of a row (a cluster block's slice, or all
 /// of it); its thread's i-th vector starts at column begin + (i * ROW_THREADS + t) * VEC.
 /// FULL: the columns fill every vector of every thread, so no column needs its bounds check.
-/// SHIFTED: see for_each_element().
-template <class T, int VEC, int ROW_THREADS, int MAX_VECS, bool FULL = false, bool SHIFTED = false>
+/// SHIFTED: see for_each_element(); with SCALAR_EDGES, the row's whole vectors are held as
+/// aligned ones (held_mask) and its columns outside them, at most VEC - 1 at each edge, go
+/// one to a thread to the row's first threads: a pass then takes one element more on those
+/// lanes, where an edge vector's elements took one after another on one lane while the
+/// block waited for it (docs/design/cuda-rows.md, "Odd widths"; SoftmaxRows takes it).
+template <class T, int VEC, int ROW_THREADS, int MAX_VECS, bool FULL = false, bool SHIFTED = false,
+          bool SCALAR_EDGES = false>
 struct RegisterRow {
+  static constexpr bool kScalarEdges = SHIFTED && SCALAR_EDGES;
+  static_assert(!(FULL && SHIFTED), "shifted rows have partial vectors at their edges");
+  static_assert(!kScalarEdges || ROW_THREADS >= 2 * (VEC - 1), "a thread for each column outside the whole vectors");
   static constexpr bool kOnChip = true;
   static constexpr bool kMomentsAtOnce = false;
   static constexpr bool kColumnsInShared = false;  // see load_column()
@@ -101,14 +134,34 @@ struct RegisterRow {
   Vec<T, VEC> v[MAX_VECS];
   int64_t first;  // column of the thread's first vector
   int64_t end;
-  int lo = 0;  // SHIFTED: the row's first column
+  int lo = 0;              // SHIFTED: the row's first column
+  uint32_t held_mask = 0;  // SCALAR_EDGES: bit i: the thread's vector i is a whole vector of the row
+  int extra_column = -1;   // SCALAR_EDGES: the thread's column outside the whole vectors, or -1
+  T extra;
 
   __device__ __forceinline__ RegisterRow(const T* x, int t, int64_t begin, int64_t row_end, int row_lo = 0)
       : first(begin + int64_t{t} * VEC), end(row_end), lo(row_lo) {
+    if constexpr (kScalarEdges) {
+      // Columns fit 32 bits: hold_shifted() holds no row of 2^31 elements.
+      const int row_begin = begin == 0 ? lo : static_cast<int>(begin);  // begin is a vector boundary
+      const int held_begin = begin == 0 && lo > 0 ? VEC : static_cast<int>(begin);
+      const int held_end = max(held_begin, static_cast<int>(end - end % VEC));
+      const int head = max(0, min(held_begin, static_cast<int>(end)) - row_begin);
+      const int tail = static_cast<int>(end) - held_end;
+      if (t < head) {
+        extra_column = row_begin + t;
+      } else if (t < head + tail) {
+        extra_column = held_end + (t - head);
+      }
+      if (extra_column >= 0) extra = x[extra_column];
+#pragma unroll
+      for (int i = 0; i < MAX_VECS; ++i) {
+        if (column(i) >= held_begin && column(i) < held_end) held_mask |= 1u << i;
+      }
+    }
 #pragma unroll
     for (int i = 0; i < MAX_VECS; ++i) {  // every load issued before the first use
-      const int64_t c = column(i);
-      if (FULL || c < end) v[i] = *reinterpret_cast<const Vec<T, VEC>*>(x + c);
+      if (held(i)) v[i] = *reinterpret_cast<const Vec<T, VEC>*>(x + column(i));
     }
   }
   /// The same columns, read from `slice`: a copy of the columns [begin, row_end) (a staging
@@ -116,13 +169,19 @@ struct RegisterRow {
   struct FromSlice {};
   __device__ __forceinline__ RegisterRow(FromSlice, const T* slice, int t, int64_t begin, int64_t row_end)
       : first(begin + int64_t{t} * VEC), end(row_end) {
+    static_assert(!SHIFTED, "staged rows are aligned");
     const auto* vectors = reinterpret_cast<const Vec<T, VEC>*>(slice);
 #pragma unroll
     for (int i = 0; i < MAX_VECS; ++i) {
-      if (FULL || column(i) < end) v[i] = vectors[i * ROW_THREADS + t];
+      if (held(i)) v[i] = vectors[i * ROW_THREADS + t];
     }
   }
   __device__ __forceinline__ int64_t column(int i) const { return first + int64_t{i} * ROW_THREADS * VEC; }
+  /// Whether the thread holds its i-th vector (SCALAR_EDGES: only those all the row's).
+  __device__ __forceinline__ bool held(int i) const {
+    if constexpr (kScalarEdges) return held_mask >> i & 1;
+    return FULL || column(i) < end;
+  }
   /// The row column (counted from the row's first element) past the last one held, and
   /// (SHIFTED) how far the row starts past its first vector's boundary.
   __device__ __forceinline__ int64_t row_columns_end() const { return end - lo; }
@@ -133,8 +192,10 @@ struct RegisterRow {
   __device__ __forceinline__ void for_each(F f, const Paired&... paired) const {
 #pragma unroll
     for (int i = 0; i < MAX_VECS; ++i) {
-      if (!FULL && column(i) >= end) continue;
-      for_each_element<SHIFTED>(v[i], column(i), lo, end, f, paired.v[i]...);
+      if (held(i)) for_each_element<SHIFTED && !kScalarEdges>(v[i], column(i), lo, end, f, paired.v[i]...);
+    }
+    if constexpr (kScalarEdges) {
+      if (extra_column >= 0) f(to_float(extra), to_float(paired.extra)...);
     }
   }
 
@@ -142,9 +203,10 @@ struct RegisterRow {
   __device__ __forceinline__ void store(T* y, G g, const Paired&... paired) const {
 #pragma unroll
     for (int i = 0; i < MAX_VECS; ++i) {
-      const int64_t c = column(i);
-      if (!FULL && c >= end) continue;
-      store_vector<SHIFTED>(y, c, v[i], g, lo, end, paired.v[i]...);
+      if (held(i)) store_vector<SHIFTED && !kScalarEdges>(y, column(i), v[i], g, lo, end, paired.v[i]...);
+    }
+    if constexpr (kScalarEdges) {
+      if (extra_column >= 0) store_element<VEC>(y, extra_column, extra, g, lo, paired.extra...);
     }
   }
 };
@@ -153,15 +215,17 @@ struct RegisterRow {
 /// vectors in registers (a RegisterRow of the first ROW_THREADS * NEAR vectors), its next
 /// FAR in the block's shared memory, copied there by cp.async without passing through
 /// registers. Each thread reads back only the vectors it copied, so no barrier is needed.
-/// FULL and SHIFTED as for RegisterRow.
-template <class T, int VEC, int ROW_THREADS, int NEAR, int FAR, bool FULL = false, bool SHIFTED = false>
+/// FULL, SHIFTED and SCALAR_EDGES as for RegisterRow; SCALAR_EDGES only without FAR: with
+/// it, the registers it took cost a block an SM (softmax bf16 [1024,100003] 1.19x the time).
+template <class T, int VEC, int ROW_THREADS, int NEAR, int FAR, bool FULL = false, bool SHIFTED = false,
+          bool SCALAR_EDGES = false>
 struct SplitRow {
   static constexpr bool kOnChip = true;
   static constexpr bool kMomentsAtOnce = false;
   static constexpr bool kColumnsInShared = false;
   static constexpr bool kShifted = SHIFTED;
   static constexpr size_t kSharedBytes = size_t{ROW_THREADS} * FAR * sizeof(Vec<T, VEC>);
-  RegisterRow<T, VEC, ROW_THREADS, NEAR, FULL, SHIFTED> near;
+  RegisterRow<T, VEC, ROW_THREADS, NEAR, FULL, SHIFTED, SCALAR_EDGES && FAR == 0> near;
   const Vec<T, VEC>* far;  // the thread's first vector in shared memory; the next ROW_THREADS on
   int64_t far_first;       // its column
   int64_t end;
