@@ -87,4 +87,10 @@ NATIVE_OPS_API std::string bucket_range(const std::vector<int64_t>& edges, size_
 /// device does not exist. Never loads the driver or initialises CUDA itself.
 NATIVE_OPS_API std::optional<TunedDevice> loaded_cuda_device(int index);
 
+/// The model names of this machine's NVIDIA GPUs ("NVIDIA H200"), in PCI bus order (the
+/// order CUDA_DEVICE_ORDER=PCI_BUS_ID numbers them), read from the NVIDIA driver's files
+/// under /proc/driver/nvidia/gpus: never loads a library or initialises CUDA. Empty where
+/// the driver is not loaded.
+NATIVE_OPS_API std::vector<std::string> nvidia_gpu_models();
+
 }  // namespace native_ops

@@ -1,8 +1,14 @@
 // init(): reads the environment, loads plugins, orders the graphs and installs the routers.
+#include <algorithm>
+#include <cstring>
+#include <map>
+
 #include "native_ops/faults.h"
 #include "native_ops/log.h"
+#include "native_ops/names.h"
 #include "native_ops/plugin.h"
 #include "native_ops/policy.h"
+#include "native_ops/selection.h"
 #include "runtime/env.h"
 #include "runtime/registry_state.h"
 #include "runtime/tuned_tables.h"
@@ -32,34 +38,66 @@ void load_plugins_from_env() {
 // for the graphs it has no table for. Tables that do not parse, or do not fit this build
 // (a graph or node it lacks: drop_tuned_tables), are all left out with a warning: init()
 // never fails for them.
-void set_tuned_tables(std::vector<PolicySelection> tables, std::string source) {
+void set_tuned_tables(std::vector<Policy> tables) {
   detail::Registry& r = detail::registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   r.tuned_tables = std::move(tables);
-  r.tuned_source = std::move(source);
 }
 
 void drop_tuned_tables(const Error& why) {
   log::warn(std::string("the tuned selection tables are left out: ") + why.what());
-  set_tuned_tables({}, "");
+  set_tuned_tables({});
 }
 
 void load_tuned_tables() {
   try {
-    std::vector<PolicySelection> tables;
-    std::string source;
-    for (const detail::TunedPolicy& shipped : detail::tuned_policies()) {
-      Policy policy = parse_policy(shipped.json, shipped.name);
-      source += (source.empty() ? "" : ", ") + policy.source;
-      for (PolicySelection& selection : policy.select) tables.push_back(std::move(selection));
-    }
-    set_tuned_tables(std::move(tables), std::move(source));
+    set_tuned_tables(detail::tables_for_gpus(detail::tuned_policies(), nvidia_gpu_models()));
   } catch (const Error& e) {
     drop_tuned_tables(e);
   }
 }
 
 }  // namespace
+
+namespace detail {
+
+std::vector<Policy> tables_for_gpus(const std::vector<TunedPolicy>& files, const std::vector<std::string>& gpu_models) {
+  std::vector<Policy> tables;
+  for (const TunedPolicy& file : files) {
+    const bool names_a_gpu = std::any_of(gpu_models.begin(), gpu_models.end(), [&](const std::string& model) {
+      return std::strstr(file.json, ("\"" + model + "\"").c_str()) != nullptr;
+    });
+    if (gpu_models.empty() || names_a_gpu) tables.push_back(parse_policy(file.json, file.name));
+  }
+  // The rank among this machine's GPUs of the one a table was tuned on: the lowest is kept.
+  auto rank = [&](const PolicySelection& selection) {
+    const auto& device = selection.table.device;
+    const auto found = device ? std::find(gpu_models.begin(), gpu_models.end(), device->name) : gpu_models.end();
+    return found - gpu_models.begin();
+  };
+  auto graph = [](const PolicySelection& selection) {
+    return parse_op_symbol(selection.op_symbol).str() + "@" + selection.key;
+  };
+  std::map<std::string, const PolicySelection*> keep;  // graph -> its table in force
+  for (const Policy& file : tables) {
+    for (const PolicySelection& selection : file.select) {
+      const auto [at, added] = keep.emplace(graph(selection), &selection);
+      if (!added && rank(selection) < rank(*at->second)) at->second = &selection;
+    }
+  }
+  std::vector<Policy> kept;
+  for (const Policy& file : tables) {
+    Policy policy = file;
+    policy.select.clear();
+    for (const PolicySelection& selection : file.select) {
+      if (keep.at(graph(selection)) == &selection) policy.select.push_back(selection);
+    }
+    kept.push_back(std::move(policy));
+  }
+  return kept;
+}
+
+}  // namespace detail
 
 void init() {
   static std::mutex init_mutex;
@@ -160,10 +198,10 @@ void init() {
 
 namespace detail {
 
-std::pair<std::vector<PolicySelection>, std::string> tuned_tables() {
+std::vector<Policy> tuned_tables() {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
-  return {r.tuned_tables, r.tuned_source};
+  return r.tuned_tables;
 }
 
 }  // namespace detail

@@ -422,7 +422,7 @@ const PolicySelection* selection_for(const Policy& policy, const GraphInfo& grap
 std::string summary_or_none(const std::optional<SelectionTable>& table) { return table ? summarize(*table) : ""; }
 
 // Applies the rules to one graph, starting from registration order.
-GraphOrder order_graph(const Policy& policy, const GraphInfo& graph, const Policy& tuned,
+GraphOrder order_graph(const Policy& policy, const GraphInfo& graph, const std::vector<Policy>& tuned,
                        std::vector<std::string>& warnings) {
   const std::string label = graph.lib_symbol + "::" + graph.op_symbol + " @ " + c10::toString(graph.key);
   std::vector<const NodeInfo*> nodes;
@@ -434,9 +434,14 @@ GraphOrder order_graph(const Policy& policy, const GraphInfo& graph, const Polic
   if (const PolicySelection* selection = selection_for(policy, graph)) {
     result.selection = selection->table;
     result.selection_source = policy.source;
-  } else if (const PolicySelection* shipped = selection_for(tuned, graph)) {
-    result.selection = shipped->table;
-    result.selection_source = tuned.source;
+  } else {
+    for (const Policy& shipped : tuned) {
+      if (const PolicySelection* selection = selection_for(shipped, graph)) {
+        result.selection = selection->table;
+        result.selection_source = shipped.source;
+        break;
+      }
+    }
   }
   const std::string by = "dropped by policy " + policy.source + ": ";
   std::vector<const NodeInfo*> kept;
@@ -548,9 +553,11 @@ PolicyPlan plan_policy(const Policy& policy) {
   const std::vector<GraphInfo> all = detail::graph_infos(/*with_overlaps=*/false);
   PolicyChecker(policy, all).check();
   for (const PolicySelection& selection : policy.select) check_selection(policy, selection, all);
-  Policy tuned;  // the shipped tables in force, kept for the graphs the policy gives no table
-  std::tie(tuned.select, tuned.source) = detail::tuned_tables();
-  for (const PolicySelection& selection : tuned.select) check_selection(tuned, selection, all);
+  // The shipped tables in force, a policy a file, kept for the graphs the policy gives no table.
+  const std::vector<Policy> tuned = detail::tuned_tables();
+  for (const Policy& shipped : tuned) {
+    for (const PolicySelection& selection : shipped.select) check_selection(shipped, selection, all);
+  }
   PolicyPlan plan;
   for (const PolicySelector& selector : policy.disable) {
     if (is_glob(selector.op) && std::none_of(all.begin(), all.end(), [&](const GraphInfo& graph) {

@@ -63,10 +63,9 @@ struct Registry {
   OrderingFn ordering;
   std::map<std::string, OnError> on_error;     // node id, dsl or "*" -> action (faults.h)
   std::map<std::string, OpFeatures> features;  // "aten::_softmax" -> its features function
-  /// The shipped selection tables init() put in force (runtime/tuned_tables.h): every policy
-  /// keeps them for the graphs it gives no table of its own.
-  std::vector<PolicySelection> tuned_tables;
-  std::string tuned_source;
+  /// The shipped selection tables init() put in force (runtime/tuned_tables.h), a policy a
+  /// file: every policy keeps them for the graphs it gives no table of its own.
+  std::vector<Policy> tuned_tables;
   bool initialized = false;
   bool disabled = false;
   uint32_t routers_made = 0;
@@ -96,8 +95,8 @@ bool strict_on_error(const Registry& r, const Node& node);
 /// Parses NATIVE_OPS_ON_ERROR's form: "strict", "fallback", or "target=action,..." (a bare
 /// action applies to "*"). Throws native_ops::Error on a malformed entry (faults.cpp).
 std::vector<std::pair<std::string, OnError>> parse_on_error_list(std::string_view text);
-/// A copy of the shipped tables in force, and where they come from (init.cpp).
-std::pair<std::vector<PolicySelection>, std::string> tuned_tables();
+/// A copy of the shipped tables in force, a policy a file (init.cpp).
+std::vector<Policy> tuned_tables();
 /// Applies the ordering function in force to every graph (ordering.cpp).
 OrderingReport apply_ordering(Apply apply);
 

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <limits>
 #include <set>
 
@@ -303,6 +305,29 @@ std::optional<TunedDevice> loaded_cuda_device(int index) {
     return std::nullopt;
   }
   return TunedDevice{name, std::to_string(major) + "." + std::to_string(minor)};
+}
+
+std::vector<std::string> nvidia_gpu_models() {
+  std::error_code ignored;
+  std::vector<std::filesystem::path> gpus;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc/driver/nvidia/gpus", ignored)) {
+    gpus.push_back(entry.path());
+  }
+  std::sort(gpus.begin(), gpus.end());  // the directories are named by PCI bus id
+  std::vector<std::string> models;
+  for (const auto& gpu : gpus) {
+    std::ifstream file(gpu / "information");
+    std::string line;
+    while (std::getline(file, line)) {
+      // "Model: 		 NVIDIA H200"
+      if (line.rfind("Model:", 0) == 0) {
+        const size_t start = line.find_first_not_of(" \t", 6);
+        if (start != std::string::npos) models.push_back(line.substr(start));
+        break;
+      }
+    }
+  }
+  return models;
 }
 
 }  // namespace native_ops

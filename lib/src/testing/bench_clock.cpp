@@ -4,9 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
-#include <filesystem>
 #include <fstream>
-#include <optional>
 #include <vector>
 
 #include <ATen/Parallel.h>
@@ -20,6 +18,7 @@
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 
 #include "native_ops/error.h"
+#include "native_ops/selection.h"
 
 namespace native_ops::detail {
 
@@ -39,25 +38,6 @@ std::string cpu_model() {
     if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
   }
   return "unknown CPU";
-}
-
-// The model of the first NVIDIA GPU ("NVIDIA H200"), from /proc; nullopt without one.
-std::optional<std::string> nvidia_gpu_model() {
-  std::error_code ignored;
-  std::vector<std::filesystem::path> gpus;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc/driver/nvidia/gpus", ignored)) {
-    gpus.push_back(entry.path());
-  }
-  std::sort(gpus.begin(), gpus.end());  // by PCI bus id, the order CUDA_DEVICE_ORDER=PCI_BUS_ID uses
-  for (const auto& gpu : gpus) {
-    std::ifstream file(gpu / "information");
-    std::string line;
-    while (std::getline(file, line)) {
-      // "Model: 		 NVIDIA H200"
-      if (line.rfind("Model:", 0) == 0) return line.substr(line.find_first_not_of(" \t", 6));
-    }
-  }
-  return std::nullopt;
 }
 
 class CpuClock final : public BenchClock {
@@ -99,7 +79,10 @@ class GpuClock final : public BenchClock {
   }
   size_t calls_per_round(double) const override { return 1; }
   void synchronize() override { guard_->synchronizeDevice(device_.index()); }
-  std::string device_name() const override { return nvidia_gpu_model().value_or("NVIDIA GPU"); }
+  std::string device_name() const override {
+    const std::vector<std::string> models = nvidia_gpu_models();
+    return models.empty() ? "NVIDIA GPU" : models.front();
+  }
   c10::Device device() const override { return device_; }
 
  private:
