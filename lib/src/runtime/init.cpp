@@ -85,16 +85,14 @@ std::vector<Policy> tables_for_gpus(const std::vector<TunedPolicy>& files, const
       if (!added && rank(selection) < rank(*at->second)) at->second = &selection;
     }
   }
-  std::vector<Policy> kept;
-  for (const Policy& file : tables) {
-    Policy policy = file;
-    policy.select.clear();
-    for (const PolicySelection& selection : file.select) {
-      if (keep.at(graph(selection)) == &selection) policy.select.push_back(selection);
+  for (Policy& file : tables) {
+    std::vector<PolicySelection> kept;
+    for (PolicySelection& selection : file.select) {
+      if (keep.at(graph(selection)) == &selection) kept.push_back(std::move(selection));
     }
-    kept.push_back(std::move(policy));
+    file.select = std::move(kept);
   }
-  return kept;
+  return tables;
 }
 
 }  // namespace detail
