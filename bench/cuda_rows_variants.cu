@@ -2,13 +2,16 @@
 // layer norm and RMS norm at the baseline shapes, the holder launch_rows() picks against
 // a row in one 1024-thread block's registers and a row re-read from memory, on constant
 // inputs, CUDA events, medians of 40 after 5 warm-ups; plus the copy bandwidth, what
-// cudaMemset reaches (the write-only floor of outputs such as bmm's outer product) and
-// softmax over odd widths held shifted.
-// Run on the GPU machine: build/bench/cuda_rows_variants. docs/BENCHMARKS.md has results.
+// cudaMemset reaches (the write-only floor of outputs such as bmm's outer product),
+// softmax over odd widths held shifted, and, last, few rows of odd widths held shifted
+// against an element a thread (--few-rows: that section alone).
+// Run on the GPU machine: build/bench/cuda_rows_variants [--few-rows]. docs/BENCHMARKS.md has results.
 // It includes the kernels' sources, to reach their internal templates.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "norm/cuda_kernels.cu"
@@ -24,14 +27,16 @@ using namespace native_ops::cuda;
     }                                                              \
   } while (0)
 
-template <class F>
-float median_us(F f) {
+template <class F, class Before = void (*)()>
+float median_us(
+    F f, Before before = [] {}) {
   cudaEvent_t a, b;
   cudaEventCreate(&a);
   cudaEventCreate(&b);
   for (int i = 0; i < 5; ++i) f();
   std::vector<float> t;
   for (int i = 0; i < 40; ++i) {
+    before();
     cudaEventRecord(a);
     f();
     cudaEventRecord(b);
@@ -107,7 +112,49 @@ void odd_widths(void* in, void* out) {
   }
 }
 
-int main() {
+// Reads `n` words so that the L2 holds none of the timed call's rows (the grid bench's flush).
+__global__ void read_through(const uint4* p, size_t n, uint4* sink) {
+  uint4 acc{};
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n; i += size_t{gridDim.x} * blockDim.x) {
+    const uint4 v = p[i];
+    acc.x ^= v.x, acc.y ^= v.y, acc.z ^= v.z, acc.w ^= v.w;
+  }
+  if (acc.x == 0x9e3779b9u) *sink = acc;
+}
+
+// Where the rule hold_shifted() gives rows an element a thread (fewer than 1024 rows, rows
+// of 1024-8192), softmax held shifted against an element a thread, from a cold L2 as the
+// grid times it, each shifted output checked against the element kernel's.
+template <class T>
+void few_rows(const char* name, void* in, void* out, void* check, const uint4* flush, size_t flush_words, uint4* sink) {
+  constexpr int V = 16 / sizeof(T);
+  const auto cold = [&] { read_through<<<1024, 512>>>(flush, flush_words, sink); };
+  for (const int64_t width : {1025, 2049, 4097, 8191}) {
+    for (const int64_t rows : {1, 8, 64, 128, 256, 512, 1024, 2048}) {
+      SoftmaxRows<T, V> shifted{static_cast<const T*>(in), static_cast<T*>(out), width, false};
+      SoftmaxRows<T, 1> element{static_cast<const T*>(in), static_cast<T*>(check), width, false};
+      const float shifted_us =
+          median_us([&] { CHECK((cudaError_t)(launch_rows<V, true>)(shifted, rows, width, 0)); }, cold);
+      const float element_us = median_us([&] { CHECK((cudaError_t)launch_rows<1>(element, rows, width, 0)); }, cold);
+      std::vector<T> a(rows * width), b(rows * width);
+      CHECK(cudaMemcpy(a.data(), out, a.size() * sizeof(T), cudaMemcpyDeviceToHost));
+      CHECK(cudaMemcpy(b.data(), check, b.size() * sizeof(T), cudaMemcpyDeviceToHost));
+      double worst = 0;
+      for (size_t i = 0; i < a.size(); ++i) {
+        const double x = static_cast<float>(a[i]), y = static_cast<float>(b[i]);
+        worst = std::max(worst, std::abs(x - y) / std::max(std::abs(y), 1e-30));
+      }
+      const double floor_us = 2.0 * rows * width * sizeof(T) / copy_gbps / 1e3;
+      printf(
+          "few rows softmax %-4s [%5ld,%5ld] shifted %6.1f us element %6.1f us element/shifted %.2f "
+          "floor %5.1f us worst relative difference %.1e\n",
+          name, rows, width, shifted_us, element_us, element_us / shifted_us, floor_us, worst);
+    }
+  }
+}
+
+int main(int argc, char** argv) {
+  const bool few_rows_only = argc > 1 && std::string(argv[1]) == "--few-rows";
   size_t big = size_t(1) << 30;
   void *in, *out, *w, *b;
   float *m, *r;
@@ -128,11 +175,21 @@ int main() {
     float t = median_us([&] { cudaMemsetAsync(out, 1, mb << 20); });
     printf("memset %zu MB: %.1f us (%.0f%% of copy floor)\n", mb, t, 100 * (double(mb << 20) / copy_gbps / 1e3) / t);
   }
-  for (auto [rows, width] : std::vector<std::pair<int64_t, int64_t>>{
-           {1024, 65536}, {4096, 32000}, {32768, 4096}, {65536, 1024}, {4096, 8192}, {64, 1024}, {256, 262144}}) {
-    shape<__nv_bfloat16>("bf16", rows, width, in, out, w, b, m, r);
-    shape<__half>("f16", rows, width, in, out, w, b, m, r);
-    shape<float>("f32", rows, width, in, out, w, b, m, r);
+  if (!few_rows_only) {
+    for (auto [rows, width] : std::vector<std::pair<int64_t, int64_t>>{
+             {1024, 65536}, {4096, 32000}, {32768, 4096}, {65536, 1024}, {4096, 8192}, {64, 1024}, {256, 262144}}) {
+      shape<__nv_bfloat16>("bf16", rows, width, in, out, w, b, m, r);
+      shape<__half>("f16", rows, width, in, out, w, b, m, r);
+      shape<float>("f32", rows, width, in, out, w, b, m, r);
+    }
+    odd_widths(in, out);
   }
-  odd_widths(in, out);
+  void* check;
+  uint4* sink;
+  CHECK(cudaMalloc(&check, 128 << 20));
+  CHECK(cudaMalloc(&sink, sizeof(uint4)));
+  const size_t flush_words = (size_t{256} << 20) / sizeof(uint4);
+  const auto* flush = static_cast<const uint4*>(in) + flush_words;
+  few_rows<__nv_bfloat16>("bf16", in, out, check, flush, flush_words, sink);
+  few_rows<float>("f32", in, out, check, flush, flush_words, sink);
 }
