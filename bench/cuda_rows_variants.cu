@@ -14,42 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "cuda_timing.cuh"
 #include "norm/cuda_kernels.cu"
 #include "softmax/cuda_kernels.cu"
 
 using namespace native_ops::cuda;
-#define CHECK(x)                                                   \
-  do {                                                             \
-    cudaError_t e = (x);                                           \
-    if (e != cudaSuccess) {                                        \
-      printf("ERR %s line %d\n", cudaGetErrorString(e), __LINE__); \
-      exit(1);                                                     \
-    }                                                              \
-  } while (0)
-
-template <class F, class Before = void (*)()>
-float median_us(
-    F f, Before before = [] {}) {
-  cudaEvent_t a, b;
-  cudaEventCreate(&a);
-  cudaEventCreate(&b);
-  for (int i = 0; i < 5; ++i) f();
-  std::vector<float> t;
-  for (int i = 0; i < 40; ++i) {
-    before();
-    cudaEventRecord(a);
-    f();
-    cudaEventRecord(b);
-    cudaEventSynchronize(b);
-    float ms;
-    cudaEventElapsedTime(&ms, a, b);
-    t.push_back(ms * 1000);
-  }
-  CHECK(cudaGetLastError());
-  std::sort(t.begin(), t.end());
-  return t[t.size() / 2];
-}
-
 double copy_gbps;
 RowClaims* claims;  // for persistent launches, one at a time
 // Values in [1, 2) as bf16 or f16 pairs, varied, so that a wrong reduction changes the output.
@@ -110,16 +79,6 @@ void odd_widths(void* in, void* out) {
     row("shifted holder", 4097, 0, Vector{}, std::true_type{});
     row("an element a thread", 4097, 0, std::integral_constant<int, 1>{}, std::false_type{});
   }
-}
-
-// Reads `n` words so that the L2 holds none of the timed call's rows (the grid bench's flush).
-__global__ void read_through(const uint4* p, size_t n, uint4* sink) {
-  uint4 acc{};
-  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n; i += size_t{gridDim.x} * blockDim.x) {
-    const uint4 v = p[i];
-    acc.x ^= v.x, acc.y ^= v.y, acc.z ^= v.z, acc.w ^= v.w;
-  }
-  if (acc.x == 0x9e3779b9u) *sink = acc;
 }
 
 // Where the rule hold_shifted() gives rows an element a thread (fewer than 1024 rows, rows
