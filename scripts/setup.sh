@@ -9,8 +9,8 @@
 #        ~/.cache/native-ops/wheels, so fresh clones on this machine download nothing.
 #   2. Installs the Debian packages the build needs when any is missing (root only); where
 #      it makes the .venv, also clang (the fuzzers) and groff-base (the man-page lint),
-#      which the tests skip without. Where torch is already there (the H200 machine,
-#      offline), nothing optional is asked for.
+#      which the tests skip without, and ccache (scripts/configure.sh compiles through it).
+#      Where torch is already there (the H200 machine, offline), nothing optional is asked for.
 #   3. Checks for Triton 3.6.0, the triton DSL's build-time compiler: in the .venv it is
 #      installed (from the same wheel cache; torch's wheel depends on it already), with
 #      numpy for Triton's interpreter (tests/triton_interpret_test.py); elsewhere it is
@@ -59,6 +59,14 @@ ensure_debian_packages() {
     { apt-get install -y -qq clang >/dev/null 2>&1 ||
       { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq clang >/dev/null 2>&1; }; } ||
       say "clang could not be installed: the fuzzers will be skipped"
+  fi
+  if $optional && ! command -v ccache >/dev/null; then
+    # Optional: scripts/configure.sh compiles through ccache where it is installed, so that a
+    # fresh clone on this machine (CI's) compiles again only what changed.
+    say "installing ccache (compiled objects kept in ~/.cache/ccache across clones)"
+    { apt-get install -y -qq ccache >/dev/null 2>&1 ||
+      { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq ccache >/dev/null 2>&1; }; } ||
+      say "ccache could not be installed: every build compiles everything"
   fi
   if $optional && ! command -v groff >/dev/null; then
     # Optional: the man-page lint test skips without it.
