@@ -145,6 +145,8 @@ std::vector<Sample> softmax_samples(c10::Device device, c10::ScalarType dtype, c
   if (device.is_cuda()) {   // the bounds of the cuda log-softmax cond, too large for the CPU sweeps
     add(SampleClass::odd_sizes, {1024, 1031}, -1, {});  // declines float32
     add(SampleClass::odd_sizes, {2048, 1031}, -1, {});  // held shifted: accepted
+    add(SampleClass::odd_sizes, {256, 4097}, -1, {});   // few rows held shifted (16-bit: two vectors a thread)
+    add(SampleClass::odd_sizes, {300, 8191}, -1, {});   // the same, eight vectors a thread
     add(SampleClass::large, {128, 262152}, -1, {});     // 16-bit rows left in memory, enough of them
     add(SampleClass::large, {32, 262152}, -1, {});      // float32 rows left in memory, enough of them
     add(SampleClass::typical, {255, 4096}, -1, {});     // declines 16-bit

@@ -32,7 +32,8 @@ constexpr const char* cuda_softmax_slower_than_aten(int64_t rows, int64_t width,
   // Float32 rows not of whole vectors held an element a thread: over many rows aten's
   // log-softmax was faster (0.91-0.95x at 4097 wide, 2048-32768 rows, before those were
   // held shifted).
-  if (element_size == 4 && width % 4 != 0 && rows >= 1024 && !cuda::hold_shifted(rows, width)) {
+  if (element_size == 4 && width % 4 != 0 && rows >= 1024 &&
+      !cuda::hold_shifted(rows, width, /*columns_16_bit=*/false, /*scalar_edges=*/true)) {
     return "1024 or more float32 rows of an odd width held an element a thread: aten is faster";
   }
   return nullptr;

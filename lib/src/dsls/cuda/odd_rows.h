@@ -16,9 +16,13 @@ namespace native_ops::cuda {
 /// the row's wide loads save (0.70-0.84x at 2049 and 8191 wide, 1.0-1.5x at 4097 and
 /// 11009, 0.75-1.05x at 50257 from 256 rows, where the shifted cluster blocks spill).
 /// Rows of 2^31 elements or more stay an element a thread: the shifted holders count a row's
-/// columns in 32 bits.
-constexpr bool hold_shifted(int64_t rows, int64_t width, bool columns_16_bit = false) {
+/// columns in 32 bits. `scalar_edges`: the op's rows held shifted give their partial vectors'
+/// columns one to a thread (rows.cuh's scalar_edges): those run shifted from 256 rows of
+/// more than 4096 elements too (H100: 0.95-1.25x, a median 1.04x; docs/design/cuda-rows.md,
+/// "Odd widths"; bench/cuda_rows_variants --few-rows).
+constexpr bool hold_shifted(int64_t rows, int64_t width, bool columns_16_bit = false, bool scalar_edges = false) {
   if (columns_16_bit || width >= (int64_t{1} << 31)) return false;
+  if (scalar_edges && rows >= 256 && width > 4096) return true;
   return width > 8192 || (rows >= 1024 && width >= 1024 && rows * width >= (int64_t{1} << 21));
 }
 

@@ -385,8 +385,11 @@ int launch_rows_of_any_width(std::initializer_list<const void*> row_starts,
   // hold_shifted() never holds 16-bit rows with column operands shifted: those kernels are
   // not compiled.
   constexpr bool kMayShift = !(sizeof(T) == 2 && kColumns > 0);
+  using Vector = std::integral_constant<int, kVec>;
+  using Element = std::integral_constant<int, 1>;
+  constexpr bool kScalarEdges = scalar_edges<decltype(make(Vector{}))>::value;
   const auto first = reinterpret_cast<uintptr_t>(*row_starts.begin());
-  bool aligned = width % kVec == 0, shifted = hold_shifted(rows, width, !kMayShift);
+  bool aligned = width % kVec == 0, shifted = hold_shifted(rows, width, !kMayShift, kScalarEdges);
   for (const void* start : row_starts) {
     const auto address = reinterpret_cast<uintptr_t>(start);
     aligned = aligned && address % 16 == 0;
@@ -397,8 +400,6 @@ int launch_rows_of_any_width(std::initializer_list<const void*> row_starts,
     aligned = aligned && column_aligned;
     shifted = shifted && column_aligned;
   }
-  using Vector = std::integral_constant<int, kVec>;
-  using Element = std::integral_constant<int, 1>;
   if (aligned) return launch_rows<kVec>(make(Vector{}), rows, width, stream, reuse, claims);
   if constexpr (kMayShift) {
     if (shifted) return launch_rows<kVec, true>(make(Vector{}), rows, width, stream);
