@@ -1048,16 +1048,21 @@ int launch_cluster_rows(const ClusterTopkArgs<T>& args, int64_t rows, int blocks
 
 // Rows too few to fill the GPU a block a row are split into slices of a block each (at
 // least kSample columns), and a second launch selects each row's k from its slices' (at
-// most kSample of them: the whole-row path).
+// most kSample of them: the whole-row path). Where every SM has a row already, only rows
+// wider than kWidestWholeRowOnBusySms: the split's merge costs more than a second block an
+// SM saves on narrower rows (H100 and H200, 192-256 rows, docs/design/backward-and-topk.md:
+// two slices 0.80-1.09x at 50257-131072 wide, 0.95-1.71x at 151936-262144).
 struct Split {
   int slices = 1;
   int64_t slice_width = 0;
 };
+constexpr int64_t kWidestWholeRowOnBusySms = int64_t{1} << 17;
 int plan_split(int64_t rows, int64_t width, int64_t k, Split* split) {
   split->slices = 1;
   split->slice_width = width;
   int sms = 0;
   if (const int error = current_device_sms(&sms); error != cudaSuccess) return error;
+  if (rows >= sms && width <= kWidestWholeRowOnBusySms) return cudaSuccess;
   const int64_t resident = int64_t{sms} * kBlocksPerSm;
   const int64_t slices = std::min({resident / rows, width / kSample, int64_t{kSample} / k});
   if (slices < 2) return cudaSuccess;
