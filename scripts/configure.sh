@@ -37,11 +37,14 @@ if [ ! -f "$root/$dir/CMakeCache.txt" ] && command -v ninja >/dev/null; then
 fi
 # ccache, where installed, keeps compiled objects in ~/.cache/ccache: a source compiled
 # before with the same flags, even in another clone (paths under the clone are hashed
-# relative to it), is not compiled again. NATIVE_OPS_CCACHE=0 compiles everything.
+# relative to it), is not compiled again. The sources that include a precompiled header
+# (torch's, CMakeLists.txt) are cacheable only with that header's sloppiness: without it
+# ccache compiled 265 of 422 calls uncached. NATIVE_OPS_CCACHE=0 compiles everything.
 if [ "$ccache" = 0 ]; then
   args+=(-DCMAKE_CXX_COMPILER_LAUNCHER= -DCMAKE_CUDA_COMPILER_LAUNCHER=)
 elif command -v ccache >/dev/null; then
-  launcher="$(command -v cmake);-E;env;CCACHE_BASEDIR=$root;CCACHE_NOHASHDIR=1;$(command -v ccache)"
+  launcher="$(command -v cmake);-E;env;CCACHE_BASEDIR=$root;CCACHE_NOHASHDIR=1"
+  launcher+=";CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime;$(command -v ccache)"
   args+=(-DCMAKE_CXX_COMPILER_LAUNCHER="$launcher" -DCMAKE_CUDA_COMPILER_LAUNCHER="$launcher")
 fi
 (cd "$root" && cmake "${args[@]}" "$@") >"$root/$dir.configure.log" 2>&1 || { cat "$root/$dir.configure.log" >&2; exit 1; }
