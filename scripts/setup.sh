@@ -36,6 +36,16 @@ require_space() {
     die "$3 needs about $(($2 / 1024)) GiB free on the disk of $1, which has $free MiB: free some space there${4:+ (or $4)}, then run again"
 }
 
+# install_optional COMMAND PACKAGE WHY WITHOUT: installs PACKAGE where COMMAND is missing,
+# saying WHY, or WITHOUT where it cannot.
+install_optional() {
+  command -v "$1" >/dev/null && return 0
+  say "installing $2 ($3)"
+  { apt-get install -y -qq "$2" >/dev/null 2>&1 ||
+    { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq "$2" >/dev/null 2>&1; }; } ||
+    say "$2 could not be installed: $4"
+}
+
 # with-venv: python3 and its venv module are needed too.
 ensure_debian_packages() {
   local missing=()
@@ -53,27 +63,14 @@ ensure_debian_packages() {
   has_header benchmark/benchmark.h || missing+=(libbenchmark-dev)
   local optional=false
   [ "${1:-}" = with-venv ] && command -v apt-get >/dev/null && [ "$(id -u)" = 0 ] && optional=true
-  if $optional && ! command -v clang++ >/dev/null; then
-    # Optional: the fuzzers (scripts/fuzz.sh) need clang's libFuzzer; they skip without it.
-    say "installing clang (for the fuzzers)"
-    { apt-get install -y -qq clang >/dev/null 2>&1 ||
-      { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq clang >/dev/null 2>&1; }; } ||
-      say "clang could not be installed: the fuzzers will be skipped"
-  fi
-  if $optional && ! command -v ccache >/dev/null; then
-    # Optional: scripts/configure.sh compiles through ccache where it is installed, so that a
-    # fresh clone on this machine (CI's) compiles again only what changed.
-    say "installing ccache (compiled objects kept in ~/.cache/ccache across clones)"
-    { apt-get install -y -qq ccache >/dev/null 2>&1 ||
-      { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq ccache >/dev/null 2>&1; }; } ||
-      say "ccache could not be installed: every build compiles everything"
-  fi
-  if $optional && ! command -v groff >/dev/null; then
-    # Optional: the man-page lint test skips without it.
-    say "installing groff-base (for the man-page lint test)"
-    { apt-get install -y -qq groff-base >/dev/null 2>&1 ||
-      { apt-get update -qq >/dev/null 2>&1 && apt-get install -y -qq groff-base >/dev/null 2>&1; }; } ||
-      say "groff-base could not be installed: the man-page lint test will be skipped"
+  if $optional; then
+    # Optional: the fuzzers (scripts/fuzz.sh) need clang's libFuzzer; the man-page lint test
+    # needs groff; scripts/configure.sh compiles through ccache, so that a fresh clone on
+    # this machine (CI's) compiles again only what changed. Without them those skip.
+    install_optional clang++ clang "for the fuzzers" "the fuzzers will be skipped"
+    install_optional ccache ccache "compiled objects kept in ~/.cache/ccache across clones" \
+      "every build compiles everything"
+    install_optional groff groff-base "for the man-page lint test" "the man-page lint test will be skipped"
   fi
   if [ ${#missing[@]} -eq 0 ]; then
     say "build tools and libraries: present"
