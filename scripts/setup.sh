@@ -66,7 +66,8 @@ ensure_debian_packages() {
   if $optional; then
     # Optional: the fuzzers (scripts/fuzz.sh) need clang's libFuzzer; the man-page lint test
     # needs groff; scripts/configure.sh compiles through ccache, so that a fresh clone on
-    # this machine (CI's) compiles again only what changed. Without them those skip.
+    # this machine (CI's) compiles again only what changed. Without them the fuzzers and the
+    # lint test skip, and every build compiles everything.
     install_optional clang++ clang "for the fuzzers" "the fuzzers will be skipped"
     install_optional ccache ccache "compiled objects kept in ~/.cache/ccache across clones" \
       "every build compiles everything"
